@@ -1,0 +1,70 @@
+// Every rule the loader checks, with a stable id operators can search for (docs/errors.md lists them).
+
+export const LOAD_RULES = {
+  'file.unreadable': 'a file the catalogue needs cannot be read',
+  'yaml.parse': 'the file is not valid YAML',
+  schema: 'the manifest does not match its JSON Schema (schemas/)',
+  'id.invalid': 'the folder name is not a valid id (lower-case letters, digits, dashes)',
+  'id.duplicate': 'two plugins would share one Compose service name',
+  'ref.unknown': 'a reference names a plugin that does not exist',
+  'ref.self': 'a plugin refers to itself',
+  'requires.cycle': 'requires forms a cycle',
+  'category.unknown': 'the category is not in catalogue/categories.yaml',
+  'env.duplicate': 'a variable is declared twice in one plugin',
+  'env.ref': 'a {{service.VAR}} reference is not to a declared variable of the plugin or a service it requires',
+  'volume.duplicate': 'a volume name is used twice in one plugin',
+  'port.duplicate': 'a container port is listed twice in one plugin',
+  'template.missing': 'a template file named in the manifest does not exist',
+  'template.compile': 'a template does not compile',
+  'skill.missing': 'a skill listed in a pack has no skills/<skill>.md',
+  'skill.frontmatter': 'a skill file lacks front matter with name and description',
+  'preset.inconsistent': 'a preset holds a skill pack without a service the pack requires, or a conflicting pair',
+  'framework.default': 'the catalogue needs exactly one framework marked default: true',
+  'image.latest': 'the image tag is latest or missing a version (warning)',
+} as const;
+
+export type LoadRule = keyof typeof LOAD_RULES;
+
+export interface Problem {
+  severity: 'error' | 'warning';
+  /** path relative to the catalogue root, e.g. plugins/services/qdrant/service.yaml */
+  file: string;
+  /** JSON pointer into the manifest ('' for the whole file) */
+  pointer: string;
+  rule: LoadRule;
+  message: string;
+}
+
+export function formatProblem(p: Problem): string {
+  return `${p.severity === 'warning' ? 'warning ' : ''}${p.file}  ${p.pointer || '/'}  ${p.rule}  ${p.message}`;
+}
+
+/** The closest id by edit distance, for "did you mean" hints; undefined when nothing is close. */
+export function nearest(id: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(id, c);
+    if (d < bestDistance) { bestDistance = d; best = c; }
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(id.length / 3)) ? best : undefined;
+}
+
+export function didYouMean(id: string, candidates: Iterable<string>): string {
+  const n = nearest(id, candidates);
+  return n ? ` (did you mean "${n}"?)` : '';
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}

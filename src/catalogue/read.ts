@@ -1,0 +1,211 @@
+// Step 1 of loading: find the plugin folders, parse their YAML, check each against its JSON Schema and
+// read the files it names. Produces raw plugins plus problems; cross-references are rules.ts's job.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { describeSchemaError, usefulErrors, validator } from '../schemas.js';
+import type { Problem } from './problems.js';
+import type {
+  Category, FrameworkPlugin, PluginKind, PresetPlugin, ProxyPlugin, ServicePlugin, Skill, SkillPackPlugin,
+} from './types.js';
+
+export interface CatalogueDirs {
+  /** folder holding services/, frameworks/, proxies/, skills/ */
+  plugins: string;
+  /** folder holding categories.yaml and presets/ */
+  catalogue: string;
+}
+
+export interface RawCatalogue {
+  categories: Category[];
+  services: ServicePlugin[];
+  frameworks: FrameworkPlugin[];
+  proxies: ProxyPlugin[];
+  skillPacks: SkillPackPlugin[];
+  presets: PresetPlugin[];
+}
+
+const ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** Where each kind lives and which schema checks it. */
+const FOLDER_KINDS = [
+  { kind: 'service', folder: 'services', manifest: 'service.yaml', schema: 'service' },
+  { kind: 'framework', folder: 'frameworks', manifest: 'framework.yaml', schema: 'framework' },
+  { kind: 'proxy', folder: 'proxies', manifest: 'proxy.yaml', schema: 'proxy' },
+  { kind: 'skill-pack', folder: 'skills', manifest: 'skill-pack.yaml', schema: 'skill-pack' },
+] as const;
+
+export function readCatalogue(dirs: CatalogueDirs, problems: Problem[]): RawCatalogue {
+  const root = commonRoot(dirs);
+  const ctx = new ReadContext(root, problems);
+  const raw: RawCatalogue = { categories: [], services: [], frameworks: [], proxies: [], skillPacks: [], presets: [] };
+
+  const categoriesFile = path.join(dirs.catalogue, 'categories.yaml');
+  const categories = ctx.readManifest(categoriesFile, 'categories') as { categories: Category[] } | undefined;
+  raw.categories = categories?.categories ?? [];
+
+  for (const spec of FOLDER_KINDS) {
+    const kindDir = path.join(dirs.plugins, spec.folder);
+    for (const id of ctx.listDir(kindDir, 'dirs')) {
+      const dir = path.join(kindDir, id);
+      const file = path.join(dir, spec.manifest);
+      if (!ctx.checkId(id, file)) continue;
+      if (!fs.existsSync(file)) {
+        ctx.problem(file, '', 'file.unreadable', `the folder ${ctx.rel(dir)} has no ${spec.manifest}`);
+        continue;
+      }
+      const manifest = ctx.readManifest(file, spec.schema);
+      if (!manifest) continue;
+      const templates = ctx.readTemplates(dir, file, templateNames(spec.kind, manifest));
+      const base = { id, dir, file: ctx.rel(file), templates, hash: hashOf(manifest, templates) };
+      switch (spec.kind) {
+        case 'service': raw.services.push({ ...base, kind: 'service', manifest } as unknown as ServicePlugin); break;
+        case 'framework': raw.frameworks.push({ ...base, kind: 'framework', manifest } as unknown as FrameworkPlugin); break;
+        case 'proxy': raw.proxies.push({ ...base, kind: 'proxy', manifest } as unknown as ProxyPlugin); break;
+        case 'skill-pack': {
+          const skills = ctx.readSkills(dir, file, (manifest as { skills: string[] }).skills);
+          const withSkills = { ...base, hash: hashOf(manifest, templates, skills) };
+          raw.skillPacks.push({ ...withSkills, kind: 'skill-pack', manifest, skills } as unknown as SkillPackPlugin);
+          break;
+        }
+      }
+    }
+  }
+
+  const presetDir = path.join(dirs.catalogue, 'presets');
+  for (const name of ctx.listDir(presetDir, 'files')) {
+    if (!name.endsWith('.yaml')) continue;
+    const id = name.slice(0, -'.yaml'.length);
+    const file = path.join(presetDir, name);
+    if (!ctx.checkId(id, file)) continue;
+    const manifest = ctx.readManifest(file, 'preset');
+    if (!manifest) continue;
+    raw.presets.push({
+      kind: 'preset', id, dir: presetDir, file: ctx.rel(file), manifest, templates: new Map(), hash: hashOf(manifest),
+    } as unknown as PresetPlugin);
+  }
+  return raw;
+}
+
+/** Template files a manifest names, each to be read from the plugin folder. */
+function templateNames(kind: PluginKind, manifest: Record<string, unknown>): { name: string; pointer: string }[] {
+  const m = manifest as {
+    files?: { template: string }[]; config?: { template: string }; configFiles?: { template: string }[];
+  };
+  if (kind === 'service') return (m.files ?? []).map((f, i) => ({ name: f.template, pointer: `/files/${i}/template` }));
+  if (kind === 'framework' && m.config) return [{ name: m.config.template, pointer: '/config/template' }];
+  if (kind === 'proxy') return (m.configFiles ?? []).map((f, i) => ({ name: f.template, pointer: `/configFiles/${i}/template` }));
+  return [];
+}
+
+function hashOf(...parts: unknown[]): string {
+  const h = crypto.createHash('sha256');
+  for (const p of parts) h.update(JSON.stringify(p instanceof Map ? [...p] : p));
+  return h.digest('hex').slice(0, 16);
+}
+
+function commonRoot(dirs: CatalogueDirs): string {
+  const a = path.resolve(dirs.plugins).split(path.sep);
+  const b = path.resolve(dirs.catalogue).split(path.sep);
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return a.slice(0, i).join(path.sep) || path.sep;
+}
+
+class ReadContext {
+  constructor(private readonly root: string, private readonly problems: Problem[]) {}
+
+  rel(file: string): string {
+    return path.relative(this.root, file) || file;
+  }
+
+  problem(file: string, pointer: string, rule: Problem['rule'], message: string, severity: Problem['severity'] = 'error'): void {
+    this.problems.push({ severity, file: this.rel(file), pointer, rule, message });
+  }
+
+  listDir(dir: string, want: 'dirs' | 'files'): string[] {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      this.problem(dir, '', 'file.unreadable', `cannot list ${this.rel(dir)}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+      return [];
+    }
+    return entries
+      .filter((e) => !e.name.startsWith('.') && (want === 'dirs' ? e.isDirectory() : e.isFile()))
+      .map((e) => e.name)
+      .sort();
+  }
+
+  checkId(id: string, file: string): boolean {
+    if (ID.test(id)) return true;
+    this.problem(file, '', 'id.invalid', `"${id}" is not a valid id: use 1 to 63 lower-case letters, digits and dashes, starting with a letter or digit`);
+    return false;
+  }
+
+  /** Parsed and schema-checked manifest, or undefined after recording why not. */
+  readManifest(file: string, schema: string): Record<string, unknown> | undefined {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      this.problem(file, '', 'file.unreadable', `cannot read: ${(e as NodeJS.ErrnoException).code ?? e}`);
+      return undefined;
+    }
+    let doc: unknown;
+    try {
+      doc = yaml.load(text, { filename: file, schema: yaml.CORE_SCHEMA });
+    } catch (e) {
+      const err = e as yaml.YAMLException;
+      const where = err.mark ? ` at line ${err.mark.line + 1}, column ${err.mark.column + 1}` : '';
+      this.problem(file, '', 'yaml.parse', `${err.reason ?? err.message}${where}`);
+      return undefined;
+    }
+    const validate = validator(schema);
+    if (!validate(doc)) {
+      for (const e of usefulErrors(validate.errors)) {
+        this.problem(file, e.instancePath, 'schema', describeSchemaError(e));
+      }
+      return undefined;
+    }
+    return doc as Record<string, unknown>;
+  }
+
+  readTemplates(dir: string, manifestFile: string, names: { name: string; pointer: string }[]): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const { name, pointer } of names) {
+      try {
+        out.set(name, fs.readFileSync(path.join(dir, name), 'utf8'));
+      } catch {
+        this.problem(manifestFile, pointer, 'template.missing', `template "${name}" is not in ${this.rel(dir)}`);
+      }
+    }
+    return out;
+  }
+
+  readSkills(dir: string, manifestFile: string, ids: string[]): Skill[] {
+    const skills: Skill[] = [];
+    ids.forEach((id, i) => {
+      const file = path.join(dir, 'skills', `${id}.md`);
+      let text: string;
+      try {
+        text = fs.readFileSync(file, 'utf8');
+      } catch {
+        this.problem(manifestFile, `/skills/${i}`, 'skill.missing', `skill "${id}" has no file ${this.rel(file)}`);
+        return;
+      }
+      const front = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
+      let meta: { name?: unknown; description?: unknown } = {};
+      try {
+        meta = (front && (yaml.load(front[1], { schema: yaml.CORE_SCHEMA }) as typeof meta)) || {};
+      } catch { /* reported below as missing front matter */ }
+      if (typeof meta.name !== 'string' || typeof meta.description !== 'string') {
+        this.problem(file, '', 'skill.frontmatter', 'start the file with front matter (--- name: ... description: ... ---)');
+        return;
+      }
+      skills.push({ id, name: meta.name, description: meta.description, body: text, file: this.rel(file) });
+    });
+    return skills;
+  }
+}

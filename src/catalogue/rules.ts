@@ -1,0 +1,158 @@
+// Step 2 of loading: the checks a JSON Schema cannot express, across files. Each problem names the file,
+// the JSON pointer of the field and a rule id from problems.ts.
+import { compileTemplate, templateErrorMessage } from '../templating.js';
+import { didYouMean, type LoadRule, type Problem } from './problems.js';
+import type { RawCatalogue } from './read.js';
+import type { ContainerManifest, ContainerPlugin, EnvSpec, ServicePlugin } from './types.js';
+
+/** `{{service-id.VAR}}` inside an env `value`. */
+export const ENV_REF = /\{\{\s*([a-z0-9][a-z0-9-]*)\.([A-Z_][A-Z0-9_]*)\s*\}\}/g;
+
+export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
+  const add = (file: string, pointer: string, rule: LoadRule, message: string, severity: Problem['severity'] = 'error') =>
+    problems.push({ severity, file, pointer, rule, message });
+
+  const categoryIds = new Set(raw.categories.map((c) => c.id));
+  const services = new Map(raw.services.map((s) => [s.id, s]));
+  const skillPackIds = new Set(raw.skillPacks.map((p) => p.id));
+  const containers: ContainerPlugin[] = [...raw.services, ...raw.frameworks, ...raw.proxies];
+  const byId = new Map<string, ContainerPlugin>();
+
+  for (const plugin of containers) {
+    const other = byId.get(plugin.id);
+    if (other) add(plugin.file, '', 'id.duplicate', `"${plugin.id}" is also the id of ${other.file}; both would be Compose service "${plugin.id}"`);
+    else byId.set(plugin.id, plugin);
+    checkContainer(plugin, add);
+    checkServiceRefs(plugin, services, add);
+  }
+
+  for (const s of raw.services) {
+    if (!categoryIds.has(s.manifest.category)) {
+      add(s.file, '/category', 'category.unknown', `category "${s.manifest.category}" is not in catalogue/categories.yaml${didYouMean(s.manifest.category, categoryIds)}`);
+    }
+    (s.manifest.conflictsWith ?? []).forEach((id, i) => {
+      if (id === s.id) add(s.file, `/conflictsWith/${i}`, 'ref.self', 'a service cannot conflict with itself');
+      else if (!services.has(id)) add(s.file, `/conflictsWith/${i}`, 'ref.unknown', `conflictsWith unknown service "${id}"${didYouMean(id, services.keys())}`);
+    });
+  }
+  checkCycles(raw.services, add);
+
+  for (const pack of raw.skillPacks) {
+    for (const field of ['requiredServices', 'optionalServices'] as const) {
+      (pack.manifest[field] ?? []).forEach((id, i) => {
+        if (!services.has(id)) add(pack.file, `/${field}/${i}`, 'ref.unknown', `${field} names unknown service "${id}"${didYouMean(id, services.keys())}`);
+      });
+    }
+  }
+
+  for (const preset of raw.presets) checkPreset(preset, services, skillPackIds, raw, add);
+
+  const defaults = raw.frameworks.filter((f) => f.manifest.default);
+  if (raw.frameworks.length > 0 && defaults.length !== 1) {
+    const file = defaults[1]?.file ?? raw.frameworks[0].file;
+    add(file, '/default', 'framework.default', defaults.length === 0
+      ? 'no framework is marked default: true; mark exactly one (the one used when a request names none)'
+      : `${defaults.map((f) => f.id).join(', ')} are all marked default: true; keep exactly one`);
+  }
+}
+
+type Add = (file: string, pointer: string, rule: LoadRule, message: string, severity?: Problem['severity']) => void;
+
+function checkContainer(plugin: ContainerPlugin, add: Add): void {
+  const m = plugin.manifest as ContainerManifest;
+  if (/^latest$|^(main|master|nightly|edge)$/i.test(m.imageTag)) {
+    add(plugin.file, '/imageTag', 'image.latest', `tag "${m.imageTag}" moves under you: pin a release version`, 'warning');
+  }
+  duplicates((m.environment ?? []).map((e) => e.name), (name, i) => add(plugin.file, `/environment/${i}/name`, 'env.duplicate', `variable ${name} is declared twice`));
+  duplicates((m.volumes ?? []).map((v) => v.name), (name, i) => add(plugin.file, `/volumes/${i}/name`, 'volume.duplicate', `volume "${name}" is declared twice`));
+  duplicates((m.ports ?? []).map((p) => `${p.container}/${p.protocol ?? 'tcp'}`), (port, i) => add(plugin.file, `/ports/${i}/container`, 'port.duplicate', `container port ${port} is listed twice`));
+  for (const [name, source] of plugin.templates) {
+    try {
+      compileTemplate(source);
+    } catch (e) {
+      add(plugin.file, '', 'template.compile', `template "${name}" does not compile: ${templateErrorMessage(e)}`);
+    }
+  }
+}
+
+function checkServiceRefs(plugin: ContainerPlugin, services: Map<string, ServicePlugin>, add: Add): void {
+  const requires = plugin.manifest.requires ?? [];
+  requires.forEach((id, i) => {
+    if (id === plugin.id) add(plugin.file, `/requires/${i}`, 'ref.self', 'a plugin cannot require itself');
+    else if (!services.has(id)) add(plugin.file, `/requires/${i}`, 'ref.unknown', `requires unknown service "${id}"${didYouMean(id, services.keys())}`);
+  });
+  const own = plugin.manifest.environment ?? [];
+  own.forEach((env, i) => {
+    if (env.value === undefined) return;
+    for (const [, target, variable] of env.value.matchAll(ENV_REF)) {
+      const declared: EnvSpec[] | undefined = target === plugin.id ? own
+        : requires.includes(target) ? services.get(target)?.manifest.environment ?? [] : undefined;
+      if (!declared) {
+        add(plugin.file, `/environment/${i}/value`, 'env.ref', `{{${target}.${variable}}}: "${target}" is neither this plugin nor a service it requires; add it to requires`);
+      } else if (!declared.some((d) => d.name === variable && d.value === undefined)) {
+        add(plugin.file, `/environment/${i}/value`, 'env.ref', `{{${target}.${variable}}}: "${target}" declares no variable ${variable} (without value) to refer to`);
+      }
+    }
+  });
+}
+
+function checkCycles(services: ServicePlugin[], add: Add): void {
+  const byId = new Map(services.map((s) => [s.id, s]));
+  const state = new Map<string, 'visiting' | 'done'>();
+  const reported = new Set<string>();
+  const visit = (id: string, trail: string[]): void => {
+    if (state.get(id) === 'done') return;
+    if (state.get(id) === 'visiting') {
+      const cycle = [...trail.slice(trail.indexOf(id)), id];
+      const key = [...cycle].sort().join();
+      if (!reported.has(key)) {
+        reported.add(key);
+        add(byId.get(id)!.file, '/requires', 'requires.cycle', `requires forms a cycle: ${cycle.join(' -> ')}`);
+      }
+      return;
+    }
+    state.set(id, 'visiting');
+    for (const dep of byId.get(id)?.manifest.requires ?? []) if (byId.has(dep)) visit(dep, [...trail, id]);
+    state.set(id, 'done');
+  };
+  for (const s of services) visit(s.id, []);
+}
+
+function checkPreset(preset: RawCatalogue['presets'][number], services: Map<string, ServicePlugin>, skillPackIds: Set<string>, raw: RawCatalogue, add: Add): void {
+  const m = preset.manifest;
+  m.services.forEach((id, i) => {
+    if (!services.has(id)) add(preset.file, `/services/${i}`, 'ref.unknown', `unknown service "${id}"${didYouMean(id, services.keys())}`);
+  });
+  m.skills.forEach((id, i) => {
+    if (!skillPackIds.has(id)) add(preset.file, `/skills/${i}`, 'ref.unknown', `unknown skill pack "${id}"${didYouMean(id, skillPackIds)}`);
+  });
+  // what the preset holds once requires are followed
+  const held = new Set<string>();
+  const follow = (id: string) => {
+    if (held.has(id) || !services.has(id)) return;
+    held.add(id);
+    for (const dep of services.get(id)!.manifest.requires ?? []) follow(dep);
+  };
+  m.services.forEach(follow);
+  m.skills.forEach((packId, i) => {
+    const pack = raw.skillPacks.find((p) => p.id === packId);
+    for (const need of pack?.manifest.requiredServices ?? []) {
+      if (!held.has(need)) add(preset.file, `/skills/${i}`, 'preset.inconsistent', `skill pack "${packId}" needs service "${need}", which the preset does not hold: add it to services`);
+    }
+  });
+  const pairs = new Set<string>();
+  for (const id of held) {
+    for (const other of services.get(id)!.manifest.conflictsWith ?? []) {
+      if (held.has(other)) pairs.add([id, other].sort().join('" and "'));
+    }
+  }
+  for (const pair of pairs) add(preset.file, '/services', 'preset.inconsistent', `services "${pair}" conflict: keep one`);
+}
+
+function duplicates(values: string[], report: (value: string, index: number) => void): void {
+  const seen = new Set<string>();
+  values.forEach((v, i) => {
+    if (seen.has(v)) report(v, i);
+    seen.add(v);
+  });
+}

@@ -1,0 +1,51 @@
+// Step 3 of loading: freeze the checked plugins into the immutable catalogue with its indexes.
+import crypto from 'node:crypto';
+import type { RawCatalogue } from './read.js';
+import type { Catalogue, ServicePlugin } from './types.js';
+
+export function buildSnapshot(raw: RawCatalogue): Catalogue {
+  const byId = <T extends { id: string }>(items: T[]): ReadonlyMap<string, T> =>
+    new Map([...items].sort((a, b) => a.id.localeCompare(b.id)).map((i) => [i.id, deepFreeze(i)]));
+
+  const services = byId(raw.services);
+  const index = (keysOf: (s: ServicePlugin) => string[]) => {
+    const out = new Map<string, ServicePlugin[]>();
+    for (const s of services.values()) {
+      for (const key of keysOf(s)) {
+        const list = out.get(key) ?? [];
+        list.push(s);
+        out.set(key, list);
+      }
+    }
+    for (const list of out.values()) Object.freeze(list);
+    return out as ReadonlyMap<string, readonly ServicePlugin[]>;
+  };
+
+  const frameworks = byId(raw.frameworks);
+  const all = [...raw.services, ...raw.frameworks, ...raw.proxies, ...raw.skillPacks, ...raw.presets]
+    .map((p) => `${p.kind}:${p.id}:${p.hash}`)
+    .sort();
+
+  return Object.freeze({
+    categories: new Map(raw.categories.map((c) => [c.id, Object.freeze({ ...c })])),
+    services,
+    frameworks,
+    proxies: byId(raw.proxies),
+    skillPacks: byId(raw.skillPacks),
+    presets: byId(raw.presets),
+    defaultFramework: [...frameworks.values()].find((f) => f.manifest.default)?.id ?? '',
+    servicesByCategory: index((s) => [s.manifest.category]),
+    servicesByTag: index((s) => s.manifest.tags ?? []),
+    servicesByMaturity: index((s) => [s.manifest.maturity]),
+    hash: crypto.createHash('sha256').update(JSON.stringify(raw.categories)).update(all.join('\n')).digest('hex').slice(0, 16),
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    if (value instanceof Map) for (const v of value.values()) deepFreeze(v);
+    else for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

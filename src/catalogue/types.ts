@@ -1,0 +1,131 @@
+// Shapes of the plugin manifests (as the JSON Schemas in schemas/ define them) and of the loaded catalogue.
+
+export type Maturity = 'stable' | 'beta' | 'experimental';
+export type Platform = 'linux/amd64' | 'linux/arm64';
+export type PluginKind = 'service' | 'framework' | 'proxy' | 'skill-pack' | 'preset';
+
+export interface PortSpec {
+  container: number;
+  host?: number;
+  protocol?: 'tcp' | 'udp';
+  web?: boolean;
+  description: string;
+}
+
+export interface EnvSpec {
+  name: string;
+  description: string;
+  value?: string;
+  default?: string;
+  secret?: true | { length?: number; charset?: 'hex' | 'alnum' };
+  required?: boolean;
+  shared?: boolean;
+}
+
+export interface VolumeSpec { name: string; target: string; description: string }
+export interface HostMountSpec { source: string; target: string; readOnly?: boolean; description: string }
+export interface FileSpec { template: string; target: string; description?: string }
+
+export interface HealthcheckSpec {
+  test: string | string[];
+  interval?: string;
+  timeout?: string;
+  retries?: number;
+  startPeriod?: string;
+}
+
+export interface NativeRecipe { description: string; install: string; run?: string; windows?: string }
+
+/** What services, frameworks and proxies share: everything needed to run one container. */
+export interface ContainerManifest {
+  name: string;
+  description: string;
+  links: { website?: string; source?: string; docs: string };
+  image: string;
+  imageTag: string;
+  platforms: Platform[];
+  minMemoryMB: number;
+  ports?: PortSpec[];
+  environment?: EnvSpec[];
+  volumes?: VolumeSpec[];
+  hostMounts?: HostMountSpec[];
+  healthcheck?: HealthcheckSpec;
+  command?: string | string[];
+  user?: string;
+  requires?: string[];
+}
+
+export interface ServiceManifest extends ContainerManifest {
+  category: string;
+  tags?: string[];
+  maturity: Maturity;
+  files?: FileSpec[];
+  conflictsWith?: string[];
+  gpu?: 'none' | 'optional' | 'required';
+  native?: NativeRecipe;
+}
+
+export interface FrameworkManifest extends ContainerManifest {
+  runtime: 'node' | 'python' | 'rust' | 'go';
+  default?: boolean;
+  interactive?: boolean;
+  config: { template: string; target: string; nativePath: string };
+  skillsTarget: string;
+  native: NativeRecipe;
+}
+
+export interface ProxyManifest extends ContainerManifest {
+  automaticHttps?: boolean;
+  configFiles: { template: string; path: string; target: string }[];
+}
+
+export interface SkillPackManifest {
+  name: string;
+  description: string;
+  requiredServices: string[];
+  optionalServices?: string[];
+  skills: string[];
+  tags?: string[];
+}
+
+export interface PresetManifest { name: string; description: string; services: string[]; skills: string[] }
+export interface Category { id: string; name: string; description?: string }
+
+export interface Skill { id: string; name: string; description: string; body: string; file: string }
+
+interface PluginBase<K extends PluginKind, M> {
+  readonly kind: K;
+  readonly id: string;
+  /** manifest path relative to the catalogue root, for messages */
+  readonly file: string;
+  /** absolute folder of the plugin */
+  readonly dir: string;
+  readonly manifest: M;
+  /** sha256 of the manifest and every template: keys the render cache */
+  readonly hash: string;
+  /** template file name → source text */
+  readonly templates: ReadonlyMap<string, string>;
+}
+
+export type ServicePlugin = PluginBase<'service', ServiceManifest>;
+export type FrameworkPlugin = PluginBase<'framework', FrameworkManifest>;
+export type ProxyPlugin = PluginBase<'proxy', ProxyManifest>;
+export type SkillPackPlugin = PluginBase<'skill-pack', SkillPackManifest> & { readonly skills: readonly Skill[] };
+export type PresetPlugin = PluginBase<'preset', PresetManifest>;
+export type ContainerPlugin = ServicePlugin | FrameworkPlugin | ProxyPlugin;
+
+/** The immutable result of a successful load; everything downstream reads only this. */
+export interface Catalogue {
+  readonly categories: ReadonlyMap<string, Category>;
+  readonly services: ReadonlyMap<string, ServicePlugin>;
+  readonly frameworks: ReadonlyMap<string, FrameworkPlugin>;
+  readonly proxies: ReadonlyMap<string, ProxyPlugin>;
+  readonly skillPacks: ReadonlyMap<string, SkillPackPlugin>;
+  readonly presets: ReadonlyMap<string, PresetPlugin>;
+  readonly defaultFramework: string;
+  readonly servicesByCategory: ReadonlyMap<string, readonly ServicePlugin[]>;
+  readonly servicesByTag: ReadonlyMap<string, readonly ServicePlugin[]>;
+  readonly servicesByMaturity: ReadonlyMap<string, readonly ServicePlugin[]>;
+  /** a hash over every plugin: changes whenever any file of the catalogue changes */
+  readonly hash: string;
+}

@@ -1,0 +1,54 @@
+// Runtime settings from the environment (docs/configuration.md lists each). Parsed once at start;
+// a bad value stops the service with a message naming the variable.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface RateLimitConfig { read: number; write: number; generate: number; windowSeconds: number }
+
+export interface Config {
+  host: string;
+  port: number;
+  apiKeys: string[];
+  trustProxy: string[];
+  pluginsDir: string;
+  catalogueDir: string;
+  templatesDir: string;
+  rateLimits: RateLimitConfig;
+  redisUrl?: string;
+  bodyLimitBytes: number;
+  renderCacheSize: number;
+  logRequests: boolean;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+    return n;
+  };
+  const list = (name: string) => (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const dir = (name: string, fallback: string) => path.resolve(env[name] || path.join(REPO_ROOT, fallback));
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: int('PORT', 8080, 0, 65535),
+    apiKeys: list('STACK_API_KEY'),
+    trustProxy: list('STACK_TRUST_PROXY'),
+    pluginsDir: dir('STACK_PLUGINS_DIR', 'plugins'),
+    catalogueDir: dir('STACK_CATALOGUE_DIR', 'catalogue'),
+    templatesDir: dir('STACK_TEMPLATES_DIR', 'templates'),
+    rateLimits: {
+      read: int('STACK_RATE_LIMIT_READ', 100, 1, 1e9),
+      write: int('STACK_RATE_LIMIT_WRITE', 20, 1, 1e9),
+      generate: int('STACK_RATE_LIMIT_GENERATE', 5, 1, 1e9),
+      windowSeconds: int('STACK_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86400),
+    },
+    redisUrl: env.REDIS_URL || undefined,
+    bodyLimitBytes: int('STACK_BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
+    renderCacheSize: int('STACK_RENDER_CACHE_SIZE', 2000, 0, 1e6),
+    logRequests: env.STACK_LOG_REQUESTS === '1',
+  };
+}

@@ -1,0 +1,42 @@
+// The tar format of a bundle: gzip'd tar, every entry under <name>/, scripts 0755, everything else
+// 0644, one fixed mtime and owner, so the same bundle always gives the same bytes.
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import tar from 'tar-stream';
+import type { Bundle } from './generate.js';
+
+/** 2000-01-01T00:00:00Z: fixed, so archives are reproducible. */
+const MTIME = new Date(Date.UTC(2000, 0, 1));
+
+export function isExecutable(file: string): boolean {
+  return file.endsWith('.sh');
+}
+
+/** A gzip stream of the bundle's tar. */
+export function archiveStream(bundle: Bundle): Readable {
+  const pack = tar.pack();
+  const dirs = new Set<string>();
+  const entry = (header: Pick<tar.Header, 'name' | 'type' | 'mode'>, content = '') =>
+    pack.entry({ ...header, mtime: MTIME, uid: 0, gid: 0, uname: '', gname: '' } as tar.Header, content);
+  entry({ name: `${bundle.name}/`, type: 'directory', mode: 0o755 });
+  for (const [file, content] of Object.entries(bundle.files)) {
+    const parts = file.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join('/');
+      if (!dirs.has(dir)) {
+        dirs.add(dir);
+        entry({ name: `${bundle.name}/${dir}/`, type: 'directory', mode: 0o755 });
+      }
+    }
+    entry({ name: `${bundle.name}/${file}`, type: 'file', mode: isExecutable(file) ? 0o755 : 0o644 }, content);
+  }
+  pack.finalize();
+  // level 6 is the zlib default; fixed here so the bytes do not depend on a changed default
+  return pack.pipe(zlib.createGzip({ level: 6 }));
+}
+
+export async function archiveBuffer(bundle: Bundle): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of archiveStream(bundle)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,138 @@
+// Bundle-level files rendered from templates/ (README, .env.example, scripts, installers, native
+// installers). This module prepares their one shared context from the stack model.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FrameworkPlugin, ProxyPlugin } from '../catalogue/types.js';
+import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
+import { substituteRefs, volumeName } from './compose.js';
+import { dotenvValue, psQuote, shellQuote } from './escape.js';
+import { envKey, type StackMember, type StackModel } from './model.js';
+
+/** Scripts get mode 0755 in the archive. */
+export const SCRIPT_FILES = ['scripts/lib.sh', 'scripts/start.sh', 'scripts/stop.sh', 'scripts/update.sh', 'scripts/backup.sh', 'scripts/status.sh'];
+
+const TEMPLATE_FILES = ['README.md', 'env.example', 'install.sh', 'install.ps1', 'native.sh', ...SCRIPT_FILES];
+
+export class BundleTemplates {
+  private readonly templates = new Map<string, CompiledTemplate>();
+
+  constructor(dir: string) {
+    for (const name of TEMPLATE_FILES) {
+      const file = path.join(dir, `${name}.eta`);
+      try {
+        this.templates.set(name, compileTemplate(fs.readFileSync(file, 'utf8')));
+      } catch (e) {
+        throw new Error(`bundle template ${file} does not compile: ${templateErrorMessage(e)}`);
+      }
+    }
+  }
+
+  render(model: StackModel): Map<string, string> {
+    const context = bundleContext(model);
+    const out = new Map<string, string>();
+    const put = (file: string, template: string, data: object = context) => out.set(file, renderTemplate(this.templates.get(template)!, data));
+    put('README.md', 'README.md');
+    put('.env.example', 'env.example');
+    for (const script of SCRIPT_FILES) put(script, script);
+    if (model.options.deployment === 'bare-metal') {
+      put('install.sh', 'install.sh');
+      put('install.ps1', 'install.ps1');
+      for (const member of model.members.filter((m) => m.placement === 'native')) {
+        put(`native/${member.plugin.id}.sh`, 'native.sh', nativeContext(model, member, context));
+      }
+    }
+    return out;
+  }
+}
+
+const ROLE: Record<string, string> = { framework: 'agent framework', service: 'service', proxy: 'reverse proxy' };
+
+function bundleContext(model: StackModel) {
+  const { options, resolution } = model;
+  const byId = new Map(model.members.map((m) => [m.plugin.id, m]));
+  const groups = new Map<string, { title: string; vars: typeof model.env }>();
+  for (const v of model.env) {
+    const title = v.group === '' ? 'Stack-wide settings and model provider keys' : `${v.group}: ${byId.get(v.group)?.plugin.manifest.name ?? v.group}`;
+    const group = groups.get(v.group) ?? { title, vars: [] };
+    group.vars.push(v);
+    groups.set(v.group, group);
+  }
+  const proxy = resolution.proxy;
+  const webPorts = model.ports.filter((p) => p.web);
+  const interactive = model.members
+    .filter((m) => m.placement === 'container' && m.plugin.kind === 'framework' && (m.plugin as FrameworkPlugin).manifest.interactive)
+    .map((m) => ({ id: m.plugin.id, name: m.plugin.manifest.name, command: interactiveCommand(m.plugin as FrameworkPlugin) }));
+  const notes: string[] = [];
+  if (resolution.ignoredByPreset.length) {
+    notes.push(`The request named preset "${resolution.ignoredByPreset.length ? 'and' : ''}" ${resolution.ignoredByPreset.join(' and ')} as well; the preset was used and those fields were ignored.`);
+  }
+  return {
+    stack: { name: options.name, domain: options.domain ?? null, deployment: options.deployment, gpu: options.gpu, platform: options.platform ?? null },
+    primary: { id: resolution.primary.id, name: resolution.primary.manifest.name },
+    companions: resolution.companions.map((c) => ({ id: c.id, name: c.manifest.name })),
+    serviceCount: resolution.services.length,
+    memory: resolution.estimatedMemoryMB,
+    members: model.members.map((m) => ({
+      id: m.plugin.id,
+      role: m.role ? `${m.role} ${ROLE[m.plugin.kind]}` : ROLE[m.plugin.kind],
+      image: `${m.plugin.manifest.image}:${m.plugin.manifest.imageTag}`,
+      placement: m.placement,
+      docs: m.plugin.manifest.links.docs,
+    })),
+    envGroups: [...groups.values()],
+    secrets: model.env.filter((v) => v.secret).map((v) => ({ key: v.key, length: v.secret!.length, charset: v.secret!.charset })),
+    required: model.env.filter((v) => v.required && !v.secret && v.example === '').map((v) => v.key),
+    optionalInputs: model.env.filter((v) => !v.required && !v.secret && v.example === '').map((v) => v.key),
+    volumes: model.members.filter((m) => m.placement === 'container').flatMap((m) => (m.plugin.manifest.volumes ?? []).map((v) => volumeName(m.plugin.id, v.name))),
+    urls: [
+      ...webPorts.map((p) => ({ label: `${byId.get(p.plugin)!.plugin.manifest.name} (${p.description})`, variable: p.variable, port: p.host, path: '/', url: null as string | null })),
+      ...model.routes.map((r) => ({ label: `${byId.get(r.service)!.plugin.manifest.name} via the proxy`, variable: null as string | null, port: 0, path: '', url: r.url })),
+    ],
+    routes: model.routes,
+    proxy: proxy ? {
+      id: proxy.id,
+      name: proxy.manifest.name,
+      automaticHttps: Boolean(proxy.manifest.automaticHttps),
+      files: (proxy as ProxyPlugin).manifest.configFiles.map((f) => f.path),
+    } : null,
+    skills: model.skillPacks.map((p) => ({ id: p.id, name: p.manifest.name, skills: p.manifest.skills })),
+    interactive,
+    hostMounts: model.members.flatMap((m) => (m.plugin.manifest.hostMounts ?? []).map((h) => ({ plugin: m.plugin.id, ...h }))),
+    natives: model.members.filter((m) => m.placement === 'native').map((m) => ({
+      id: m.plugin.id, name: m.plugin.manifest.name, windows: (m.plugin.manifest as { native?: { windows?: string } }).native?.windows ?? null,
+    })),
+    portMoves: model.portMoves,
+    warnings: model.warnings,
+    notes,
+    sh: shellQuote,
+    ps: psQuote,
+    dotenv: dotenvValue,
+  };
+}
+
+function interactiveCommand(fw: FrameworkPlugin): string {
+  return fw.manifest.runtime === 'node' && fw.id === 'codex' ? 'codex' : fw.id === 'claude-code' ? 'claude' : 'sh';
+}
+
+/** Context of native/<id>.sh: the recipe, and the environment mapped from .env for the host. */
+function nativeContext(model: StackModel, member: StackMember, shared: ReturnType<typeof bundleContext>) {
+  const plugin = member.plugin;
+  const native = (plugin.manifest as { native?: { install: string; run?: string } }).native!;
+  const plugins = new Map(model.members.map((m) => [m.plugin.id, m.plugin]));
+  const env = (plugin.manifest.environment ?? []).map((spec) => ({
+    name: spec.name,
+    value: spec.value !== undefined
+      ? substituteRefs(spec.value, plugins, (key) => `"$(env_value ${key})"`, shellQuote) || "''"
+      : `"$(env_value ${envKey(plugin.id, spec)})"`,
+  }));
+  const fw = plugin.kind === 'framework' ? (plugin as FrameworkPlugin).manifest : undefined;
+  return {
+    ...shared,
+    plugin: { id: plugin.id, name: plugin.manifest.name, description: plugin.manifest.description },
+    unit: `stackwright-${model.options.name}-${plugin.id}`,
+    install: native.install.trimEnd(),
+    run: native.run ?? null,
+    config: fw ? { path: fw.config.nativePath.replace(/^~(?=\/)/, '"$HOME"').replace(/^(?!")/, '') } : null,
+    env,
+  };
+}

@@ -1,0 +1,71 @@
+// The generator: request → resolution → stack model → files → bundle. One instance per catalogue
+// snapshot; it owns the compiled bundle templates and the fragment cache.
+import type { Catalogue } from '../catalogue/types.js';
+import { ApiError, validationError } from '../errors.js';
+import { buildModel } from './build-model.js';
+import { BundleTemplates } from './bundle-files.js';
+import { buildCompose, COMPOSE_FILE } from './compose.js';
+import { FragmentCache } from './fragment-cache.js';
+import { PluginFileRenderer } from './plugin-files.js';
+import { resolve, type Resolution, type SelectionRequest } from './resolve.js';
+
+export interface GenerateRequest extends SelectionRequest {
+  name: string;
+  domain?: string;
+  deploymentType?: 'docker' | 'bare-metal';
+}
+
+export interface Bundle {
+  name: string;
+  /** relative path → content, keys sorted */
+  files: Record<string, string>;
+  summary: { services: number; skills: number; proxy: string; estimatedMemoryMB: number };
+}
+
+export class Generator {
+  readonly cache: FragmentCache;
+  private readonly bundleTemplates: BundleTemplates;
+  private readonly pluginFiles: PluginFileRenderer;
+
+  constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number) {
+    this.cache = new FragmentCache(cacheSize);
+    this.bundleTemplates = new BundleTemplates(templatesDir);
+    this.pluginFiles = new PluginFileRenderer(this.cache);
+  }
+
+  /** The resolution, or a 400 listing every problem. */
+  resolveOrThrow(request: SelectionRequest): Resolution {
+    const resolution = resolve(this.catalogue, request);
+    if (resolution.errors.length) throw validationError('the configuration is invalid', resolution.errors);
+    return resolution;
+  }
+
+  generate(request: GenerateRequest): Bundle {
+    const resolution = this.resolveOrThrow(request);
+    if (resolution.conflicts.length) {
+      throw new ApiError('CONFLICT', `the selected services conflict: ${resolution.conflicts.map(([a, b]) => `${a} and ${b}`).join('; ')}; keep one of each pair`, {
+        details: { conflicts: resolution.conflicts.map(([a, b]) => ({ services: [a, b] })) },
+      });
+    }
+    const model = buildModel(resolution, {
+      name: request.name,
+      domain: request.domain,
+      gpu: request.gpu ?? false,
+      platform: request.platform,
+      deployment: request.deploymentType ?? 'docker',
+    });
+    const files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)]]);
+    for (const [file, content] of this.pluginFiles.render(model)) files.set(file, content);
+    for (const [file, content] of this.bundleTemplates.render(model)) files.set(file, content);
+    return {
+      name: request.name,
+      files: Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+      summary: {
+        services: resolution.resolvedServices.length,
+        skills: resolution.skillPacks.length,
+        proxy: resolution.proxy?.id ?? 'none',
+        estimatedMemoryMB: resolution.estimatedMemoryMB,
+      },
+    };
+  }
+}

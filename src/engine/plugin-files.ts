@@ -1,0 +1,126 @@
+// Files rendered from plugin templates: framework configs, service config files, proxy configs, and the
+// skill files of the selected packs. The template context is the closed set docs/plugins.md lists.
+import type { ContainerPlugin, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
+import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
+import { frameworkConfigPath, serviceFilePath } from './compose.js';
+import { yamlScalar } from './escape.js';
+import { secretKeys, type StackMember, type StackModel } from './model.js';
+import type { FragmentCache } from './fragment-cache.js';
+
+interface ServiceEntry {
+  id: string;
+  name: string;
+  kind: string;
+  category: string | null;
+  host: string;
+  ports: { container: number; host: number | null; web: boolean }[];
+  url: string | null;
+  secrets: string[];
+}
+
+/** Where each member is reached from, for a reader in a container or on the host. */
+function serviceEntries(model: StackModel, viewer: 'container' | 'native'): ServiceEntry[] {
+  return model.members.filter((m) => m.plugin.kind !== 'proxy').map((m) => {
+    const published = new Map(model.ports.filter((p) => p.plugin === m.plugin.id).map((p) => [p.container, p.host]));
+    const ports = (m.plugin.manifest.ports ?? []).map((p) => ({ container: p.container, host: published.get(p.container) ?? null, web: p.web ?? false }));
+    let host: string;
+    let reach: (p: { container: number; host: number | null }) => number | null;
+    if (viewer === 'container') {
+      host = m.placement === 'native' ? 'host.docker.internal' : m.plugin.id;
+      reach = (p) => p.container;
+    } else {
+      host = '127.0.0.1';
+      reach = (p) => (m.placement === 'native' ? p.container : p.host);
+    }
+    const main = ports.find((p) => p.web && reach(p) !== null) ?? ports.find((p) => reach(p) !== null);
+    return {
+      id: m.plugin.id,
+      name: m.plugin.manifest.name,
+      kind: m.plugin.kind,
+      category: m.plugin.kind === 'service' ? (m.plugin as ServicePlugin).manifest.category : null,
+      host,
+      ports,
+      url: main ? `http://${host}:${reach(main)}` : null,
+      secrets: secretKeys(m.plugin),
+    };
+  });
+}
+
+function baseContext(model: StackModel, member: StackMember) {
+  const services = serviceEntries(model, member.placement);
+  const ids = new Set(services.map((s) => s.id));
+  return {
+    stack: { name: model.options.name, domain: model.options.domain ?? null, deployment: model.options.deployment },
+    self: services.find((s) => s.id === member.plugin.id) ?? null,
+    services,
+    has: (id: string) => ids.has(id),
+    skills: model.skillPacks.map((p) => ({
+      id: p.id,
+      name: p.manifest.name,
+      dir: skillDir(member, p.id),
+      skills: p.skills.map((s) => ({ id: s.id, name: s.name, description: s.description })),
+    })),
+    routes: model.routes,
+    yaml: yamlScalar,
+  };
+}
+
+function skillDir(member: StackMember, packId: string): string {
+  if (member.plugin.kind !== 'framework') return `skills/${packId}`;
+  const fw = (member.plugin as FrameworkPlugin).manifest;
+  return member.placement === 'native' ? `${nativeSkillsDir(fw.config.nativePath)}/${packId}` : `${fw.skillsTarget}/${packId}`;
+}
+
+/** Native installs keep skills beside their config file. */
+export function nativeSkillsDir(nativeConfigPath: string): string {
+  return `${nativeConfigPath.replace(/\/[^/]*$/, '')}/skills`;
+}
+
+export class PluginFileRenderer {
+  private readonly compiled = new Map<string, CompiledTemplate>();
+
+  constructor(private readonly cache: FragmentCache) {}
+
+  /** bundle path → content of every plugin-rendered file of the stack */
+  render(model: StackModel): Map<string, string> {
+    const files = new Map<string, string>();
+    for (const member of model.members) {
+      const p = member.plugin;
+      if (p.kind === 'framework') {
+        const fw = p as FrameworkPlugin;
+        files.set(frameworkConfigPath(p.id), this.renderOne(model, member, fw.manifest.config.template, { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } }));
+      } else if (p.kind === 'service') {
+        for (const f of (p as ServicePlugin).manifest.files ?? []) files.set(serviceFilePath(p.id, f.template), this.renderOne(model, member, f.template, {}));
+      } else {
+        for (const f of (p as ProxyPlugin).manifest.configFiles) files.set(f.path, this.renderOne(model, member, f.template, {}));
+      }
+    }
+    for (const pack of model.skillPacks) {
+      for (const skill of pack.skills) files.set(`skills/${pack.id}/${skill.id}/SKILL.md`, skill.body);
+    }
+    return files;
+  }
+
+  private renderOne(model: StackModel, member: StackMember, template: string, extra: Record<string, unknown>): string {
+    const context = { ...baseContext(model, member), ...extra };
+    // the cache key is the template's inputs: the plugin (hash) and the whole context it can see
+    const { has, yaml, ...input } = context;
+    return this.cache.get(`file:${template}`, member.plugin.hash, input, () => {
+      try {
+        return renderTemplate(this.template(member.plugin, template), context);
+      } catch (e) {
+        throw new Error(`template ${template} of ${member.plugin.kind} "${member.plugin.id}" failed: ${templateErrorMessage(e)}`);
+      }
+    });
+  }
+
+  private template(plugin: ContainerPlugin, name: string): CompiledTemplate {
+    const key = `${plugin.kind}/${plugin.id}/${name}@${plugin.hash}`;
+    let fn = this.compiled.get(key);
+    if (!fn) {
+      fn = compileTemplate(plugin.templates.get(name)!);
+      this.compiled.set(key, fn);
+    }
+    return fn;
+  }
+}

@@ -1,0 +1,174 @@
+// The resolver: from a request to the full, ordered set of what a stack holds. Pure (no I/O), shared by
+// validate and generate so the two can never disagree. Every problem is collected, not just the first.
+import { didYouMean } from '../catalogue/problems.js';
+import type { Catalogue, FrameworkPlugin, ProxyPlugin, ServicePlugin, SkillPackPlugin } from '../catalogue/types.js';
+import type { Warning } from '../errors.js';
+
+/** The request fields that decide what a stack holds (validate and generate share them). */
+export interface SelectionRequest {
+  preset?: string;
+  services?: string[];
+  skills?: string[];
+  proxy?: string;
+  primaryFramework?: string;
+  companionFrameworks?: string[];
+  gpu?: boolean;
+  platform?: string;
+}
+
+export interface Resolution {
+  /** messages for details.errors; when non-empty nothing else is meaningful */
+  errors: string[];
+  warnings: Warning[];
+  /** conflicting pairs, each sorted, the list sorted */
+  conflicts: [string, string][];
+  primary: FrameworkPlugin;
+  companions: FrameworkPlugin[];
+  /** companion services in dependency order (each after what it requires) */
+  services: ServicePlugin[];
+  skillPacks: SkillPackPlugin[];
+  proxy?: ProxyPlugin;
+  /** framework ids and service ids, dependency first: frameworks' requirements, frameworks, then the rest */
+  resolvedServices: string[];
+  resolvedSkills: string[];
+  estimatedMemoryMB: number;
+  /** fields the preset made the resolver ignore */
+  ignoredByPreset: string[];
+}
+
+export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolution {
+  const errors: string[] = [];
+  const warnings: Warning[] = [];
+
+  // preset first: it replaces services and skills (DECISIONS "preset plus services/skills")
+  let serviceIds = request.services ?? [];
+  let skillIds = request.skills ?? [];
+  const ignoredByPreset: string[] = [];
+  if (request.preset !== undefined) {
+    const preset = catalogue.presets.get(request.preset);
+    if (!preset) {
+      errors.push(`unknown preset "${request.preset}"${didYouMean(request.preset, catalogue.presets.keys())}`);
+    } else {
+      if (request.services?.length) ignoredByPreset.push('services');
+      if (request.skills?.length) ignoredByPreset.push('skills');
+      if (ignoredByPreset.length) {
+        warnings.push({ code: 'PRESET_OVERRIDES', message: `preset "${preset.id}" is used; the ${ignoredByPreset.join(' and ')} sent alongside it are ignored` });
+      }
+      serviceIds = preset.manifest.services;
+      skillIds = preset.manifest.skills;
+    }
+  }
+
+  const primaryId = request.primaryFramework ?? catalogue.defaultFramework;
+  const primary = catalogue.frameworks.get(primaryId);
+  if (!primary) errors.push(`unknown primaryFramework "${primaryId}"${didYouMean(primaryId, catalogue.frameworks.keys())}; one of: ${[...catalogue.frameworks.keys()].join(', ')}`);
+  const companions: FrameworkPlugin[] = [];
+  const seenCompanions = new Set<string>();
+  for (const id of request.companionFrameworks ?? []) {
+    const fw = catalogue.frameworks.get(id);
+    if (!fw) errors.push(`unknown companion framework "${id}"${didYouMean(id, catalogue.frameworks.keys())}`);
+    else if (id === primaryId) errors.push(`companion framework "${id}" is already the primary framework: remove it from companionFrameworks`);
+    else if (seenCompanions.has(id)) errors.push(`companion framework "${id}" is listed twice`);
+    else companions.push(fw);
+    seenCompanions.add(id);
+  }
+
+  let proxy: ProxyPlugin | undefined;
+  if (request.proxy !== undefined && request.proxy !== 'none') {
+    proxy = catalogue.proxies.get(request.proxy);
+    if (!proxy) errors.push(`unknown proxy "${request.proxy}"${didYouMean(request.proxy, catalogue.proxies.keys())}; one of: none, ${[...catalogue.proxies.keys()].join(', ')}`);
+  }
+
+  const requested: ServicePlugin[] = [];
+  for (const id of new Set(serviceIds)) {
+    const s = catalogue.services.get(id);
+    if (s) requested.push(s);
+    else if (catalogue.frameworks.has(id)) errors.push(`"${id}" is a framework, not a service: use primaryFramework or companionFrameworks`);
+    else errors.push(`unknown service "${id}"${didYouMean(id, catalogue.services.keys())}`);
+  }
+  const skillPacks: SkillPackPlugin[] = [];
+  for (const id of new Set(skillIds)) {
+    const p = catalogue.skillPacks.get(id);
+    if (p) skillPacks.push(p);
+    else errors.push(`unknown skill pack "${id}"${didYouMean(id, catalogue.skillPacks.keys())}`);
+  }
+
+  // dependency order: what the frameworks need, then the requested services (sorted, so the order of
+  // the request does not change the output), each after its own requirements
+  const frameworks = primary ? [primary, ...companions] : companions;
+  const ordered: ServicePlugin[] = [];
+  const placed = new Set<string>();
+  const place = (s: ServicePlugin) => {
+    if (placed.has(s.id)) return;
+    placed.add(s.id);
+    for (const dep of s.manifest.requires ?? []) place(catalogue.services.get(dep)!);
+    ordered.push(s);
+  };
+  for (const fw of frameworks) for (const dep of fw.manifest.requires ?? []) place(catalogue.services.get(dep)!);
+  const frameworkDepsCount = ordered.length;
+  for (const s of [...requested].sort((a, b) => a.id.localeCompare(b.id))) place(s);
+
+  for (const pack of skillPacks) {
+    for (const need of pack.manifest.requiredServices) {
+      if (!placed.has(need)) errors.push(`skill pack "${pack.id}" needs service "${need}": add it to services`);
+    }
+  }
+
+  const conflicts = findConflicts(ordered);
+  for (const [a, b] of conflicts) {
+    warnings.push({ code: 'CONFLICT', message: `services "${a}" and "${b}" overlap in purpose; keep one (generate refuses this pair)` });
+  }
+
+  const containers = [...frameworks, ...ordered];
+  if (request.gpu) {
+    if (!ordered.some((s) => s.manifest.gpu === 'optional' || s.manifest.gpu === 'required')) {
+      warnings.push({ code: 'GPU_UNUSED', message: 'gpu is true but no selected service can use a GPU; the stack runs on CPU' });
+    }
+  } else {
+    for (const s of ordered) {
+      if (s.manifest.gpu === 'required') warnings.push({ code: 'GPU_REQUIRED', message: `service "${s.id}" needs a GPU: send "gpu": true and run on a host with an NVIDIA GPU` });
+    }
+  }
+  if (request.platform) {
+    for (const c of [...containers, ...(proxy ? [proxy] : [])]) {
+      if (!(c.manifest.platforms as string[]).includes(request.platform)) {
+        warnings.push({ code: 'PLATFORM_UNSUPPORTED', message: `${c.manifest.image}:${c.manifest.imageTag} ("${c.id}") is published for ${c.manifest.platforms.join(', ')}, not ${request.platform}: it will run under emulation or not at all` });
+      }
+    }
+  }
+
+  const resolvedServices = [
+    ...ordered.slice(0, frameworkDepsCount).map((s) => s.id),
+    ...frameworks.map((f) => f.id),
+    ...ordered.slice(frameworkDepsCount).map((s) => s.id),
+  ];
+  const estimatedMemoryMB = [...containers, ...(proxy ? [proxy] : [])].reduce((sum, c) => sum + c.manifest.minMemoryMB, 0);
+
+  return {
+    errors,
+    warnings,
+    conflicts,
+    primary: primary!,
+    companions,
+    services: ordered,
+    skillPacks,
+    proxy,
+    resolvedServices,
+    resolvedSkills: skillPacks.map((p) => p.id),
+    estimatedMemoryMB,
+    ignoredByPreset,
+  };
+}
+
+function findConflicts(services: ServicePlugin[]): [string, string][] {
+  const ids = new Set(services.map((s) => s.id));
+  const pairs = new Map<string, [string, string]>();
+  for (const s of services) {
+    for (const other of s.manifest.conflictsWith ?? []) {
+      if (!ids.has(other)) continue;
+      const pair = [s.id, other].sort() as [string, string];
+      pairs.set(pair.join('\0'), pair);
+    }
+  }
+  return [...pairs.values()].sort((a, b) => a.join().localeCompare(b.join()));
+}

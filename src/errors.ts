@@ -1,0 +1,49 @@
+// The one place where API error codes live: code → HTTP status and what it means.
+// docs/errors.md documents each; test/api/errors.test.ts keeps the two in step.
+
+export const API_ERRORS = {
+  VALIDATION_ERROR: { status: 400, meaning: 'invalid request body or parameters; details.errors lists the problems' },
+  UNAUTHORIZED: { status: 401, meaning: 'missing or invalid API key' },
+  NOT_FOUND: { status: 404, meaning: 'no such resource or path' },
+  METHOD_NOT_ALLOWED: { status: 405, meaning: 'the path exists but not with this method; the Allow header lists the methods' },
+  CONFLICT: { status: 409, meaning: 'the selected services conflict; details.conflicts lists the pairs' },
+  RATE_LIMITED: { status: 429, meaning: 'too many requests; Retry-After says when to try again' },
+  INTERNAL_ERROR: { status: 500, meaning: 'unexpected server error' },
+} as const;
+
+export type ApiErrorCode = keyof typeof API_ERRORS;
+
+export class ApiError extends Error {
+  readonly code: ApiErrorCode;
+  readonly status: number;
+  readonly details?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ApiErrorCode, message: string, options: { details?: Record<string, unknown>; headers?: Record<string, string>; status?: number } = {}) {
+    super(message);
+    this.code = code;
+    // a code keeps its usual status except where the decisions say otherwise (413 for an oversized body)
+    this.status = options.status ?? API_ERRORS[code].status;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+/** 400 with the list of problems the client has to fix. */
+export function validationError(message: string, errors: string[]): ApiError {
+  return new ApiError('VALIDATION_ERROR', message, { details: { errors } });
+}
+
+// Warning codes a 200 answer may carry (validate's `warnings`, the bundle README).
+export const WARNINGS = {
+  CONFLICT: 'two selected services overlap in purpose (generate refuses the pair with 409)',
+  PRESET_OVERRIDES: 'a preset was sent together with services or skills; the preset wins',
+  GPU_REQUIRED: 'a selected service needs a GPU but gpu is not true',
+  GPU_UNUSED: 'gpu is true but no selected service can use a GPU',
+  PLATFORM_UNSUPPORTED: 'an image is not published for the requested platform',
+  IMAGE_UNPINNED: 'an image uses a moving tag such as latest',
+} as const;
+
+export type WarningCode = keyof typeof WARNINGS;
+
+export interface Warning { code: WarningCode; message: string }

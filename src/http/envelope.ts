@@ -1,0 +1,24 @@
+// The response envelope of spec section 1: { ok: true, data } or { ok: false, error: { code, message, details? } }.
+import type { ServerResponse } from 'node:http';
+import { ApiError } from '../errors.js';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+  });
+  res.end(text);
+}
+
+export function sendData(res: ServerResponse, data: unknown, status = 200): void {
+  sendJson(res, status, { ok: true, data });
+}
+
+export function sendError(res: ServerResponse, err: ApiError): void {
+  const error: Record<string, unknown> = { code: err.code, message: err.message };
+  if (err.details) error.details = err.details;
+  sendJson(res, err.status, { ok: false, error }, err.headers);
+}

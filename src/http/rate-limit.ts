@@ -1,0 +1,72 @@
+// Rate limits (spec section 8, DECISIONS "Rate limits"): three buckets, fixed windows aligned to the
+// clock, counted per API key or per client address. The counters sit behind RateLimitStore so one
+// process can count in memory and many can share Redis (rate-limit-redis.ts).
+import type { RateLimitConfig } from '../config.js';
+
+export const BUCKETS = ['read', 'write', 'generate'] as const;
+export type BucketName = (typeof BUCKETS)[number];
+
+export interface RateLimitStore {
+  /** Count one request under `key` in the window that ends at `windowEndsAt` (epoch seconds); returns the count so far. */
+  increment(key: string, windowEndsAt: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  headers: Record<string, string>;
+  retryAfterSeconds: number;
+}
+
+export class RateLimiter {
+  constructor(private readonly limits: RateLimitConfig, private readonly store: RateLimitStore, private readonly now: () => number = Date.now) {}
+
+  async take(bucket: BucketName, identity: string): Promise<RateLimitDecision> {
+    const limit = this.limits[bucket];
+    const window = this.limits.windowSeconds;
+    const nowSeconds = this.now() / 1000;
+    const windowEndsAt = (Math.floor(nowSeconds / window) + 1) * window;
+    const count = await this.store.increment(`${bucket}:${identity}:${windowEndsAt}`, windowEndsAt);
+    const reset = Math.max(1, Math.ceil(windowEndsAt - nowSeconds));
+    const headers: Record<string, string> = {
+      'X-RateLimit-Limit': String(limit),
+      'X-RateLimit-Remaining': String(Math.max(0, limit - count)),
+      'X-RateLimit-Reset': String(reset),
+    };
+    const allowed = count <= limit;
+    if (!allowed) headers['Retry-After'] = String(reset);
+    return { allowed, headers, retryAfterSeconds: reset };
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
+
+/** Counters in this process: right for a single instance. */
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly counts = new Map<string, { count: number; expiresAt: number }>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly now: () => number = Date.now) {
+    // drop finished windows now and then so idle clients do not accumulate
+    this.sweeper = setInterval(() => this.sweep(), 30_000);
+    this.sweeper.unref();
+  }
+
+  async increment(key: string, windowEndsAt: number): Promise<number> {
+    const entry = this.counts.get(key);
+    if (entry) return ++entry.count;
+    this.counts.set(key, { count: 1, expiresAt: windowEndsAt });
+    return 1;
+  }
+
+  private sweep(): void {
+    const nowSeconds = this.now() / 1000;
+    for (const [key, entry] of this.counts) if (entry.expiresAt <= nowSeconds) this.counts.delete(key);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+  }
+}

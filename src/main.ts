@@ -1,0 +1,79 @@
+// Entry point: read settings, load the catalogue (refusing to start on any error), start listening.
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { readConfig, REPO_ROOT } from './config.js';
+import { loadCatalogue } from './catalogue/load.js';
+import { formatProblem } from './catalogue/problems.js';
+import { Generator } from './engine/generate.js';
+import { ApiKeys } from './http/auth.js';
+import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
+import { RedisRateLimitStore } from './http/rate-limit-redis.js';
+import { createServer } from './server.js';
+
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  const t0 = performance.now();
+  let config;
+  try {
+    config = readConfig();
+  } catch (e) {
+    console.error(`configuration error: ${(e as Error).message}`);
+    process.exit(2);
+  }
+
+  const loaded = loadCatalogue({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
+  for (const w of loaded.warnings) console.warn(formatProblem(w));
+  if (!loaded.catalogue) {
+    console.error(`the catalogue has ${loaded.errors.length} error(s); not starting:`);
+    for (const p of loaded.errors) console.error(`  ${formatProblem(p)}`);
+    process.exit(1);
+  }
+  const catalogue = loaded.catalogue;
+
+  let apiKeys = config.apiKeys;
+  if (apiKeys.length === 0) {
+    const key = ApiKeys.generate();
+    apiKeys = [key];
+    console.log(`No STACK_API_KEY is set, so this run uses a random API key (it changes at every start):\n  ${key}\nSet STACK_API_KEY in the environment (comma-separate several to rotate keys) to keep a permanent one.`);
+  }
+
+  let store: RateLimitStore = new MemoryRateLimitStore();
+  if (config.redisUrl) {
+    try {
+      store = await RedisRateLimitStore.connect(config.redisUrl);
+    } catch (e) {
+      console.error(`REDIS_URL is set but Redis cannot be reached (${(e as Error).message}); not starting`);
+      process.exit(1);
+    }
+  }
+
+  const version = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version as string;
+  const server = createServer({
+    config,
+    catalogue,
+    keys: new ApiKeys(apiKeys),
+    rateLimiter: new RateLimiter(config.rateLimits, store),
+    generator: new Generator(catalogue, config.templatesDir, config.renderCacheSize),
+    version,
+    startedAt,
+  });
+
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    console.log(`catalogue: ${catalogue.services.size} services, ${catalogue.frameworks.size} frameworks, ${catalogue.proxies.size} proxies, ${catalogue.skillPacks.size} skill packs, ${catalogue.presets.size} presets (loaded in ${loaded.loadMs.toFixed(0)} ms, ${loaded.warnings.length} warning(s))`);
+    console.log(`rate limits: ${config.redisUrl ? 'shared in Redis' : 'in memory'}; read ${config.rateLimits.read}, write ${config.rateLimits.write}, generate ${config.rateLimits.generate} per ${config.rateLimits.windowSeconds} s`);
+    console.log(`Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready in ${(performance.now() - t0).toFixed(0)} ms)`);
+  });
+
+  const shutdown = () => {
+    server.close(() => void store.close().finally(() => process.exit(0)));
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), 3000).unref();
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+void main();

@@ -1,0 +1,64 @@
+// The public read endpoints (spec section 4 plus /frameworks and /proxies from DECISIONS).
+import type { Catalogue, Maturity } from '../catalogue/types.js';
+import { didYouMean } from '../catalogue/problems.js';
+import { ApiError, validationError } from '../errors.js';
+import type { Route } from './types.js';
+import { frameworkView, presetDetailView, presetListView, proxyView, serviceView, skillPackView } from './views.js';
+
+const MATURITIES: Maturity[] = ['stable', 'beta', 'experimental'];
+const SERVICE_FILTERS = ['category', 'tag', 'maturity'];
+
+export function catalogueRoutes(catalogue: Catalogue, health: () => Record<string, unknown>): Route[] {
+  const read = (path: string, handle: Route['handle']): Route => ({ method: 'GET', path, bucket: 'read', auth: false, handle });
+  // views never change for a loaded catalogue: build them once
+  const allServices = [...catalogue.services.values()].map((s) => serviceView(catalogue, s));
+  const servicesById = new Map(allServices.map((s) => [s.id, s]));
+  const skills = { total: catalogue.skillPacks.size, skillPacks: [...catalogue.skillPacks.values()].map(skillPackView) };
+  const presets = { presets: [...catalogue.presets.values()].map(presetListView) };
+  const presetDetails = new Map([...catalogue.presets.values()].map((p) => [p.id, presetDetailView(catalogue, p)]));
+  const frameworks = { total: catalogue.frameworks.size, default: catalogue.defaultFramework, frameworks: [...catalogue.frameworks.values()].map((f) => frameworkView(catalogue, f)) };
+  const proxies = { total: catalogue.proxies.size, proxies: [...catalogue.proxies.values()].map(proxyView) };
+
+  return [
+    read('/api/v1/health', () => ({ data: health() })),
+    read('/api/v1/services', ({ query }) => {
+      const errors: string[] = [];
+      for (const key of new Set(query.keys())) {
+        if (!SERVICE_FILTERS.includes(key)) errors.push(`unknown query parameter "${key}": the filters are ${SERVICE_FILTERS.join(', ')}`);
+        else if (query.getAll(key).length > 1) errors.push(`query parameter "${key}" is given more than once`);
+      }
+      const category = query.get('category');
+      const tag = query.get('tag');
+      const maturity = query.get('maturity');
+      if (category !== null && !catalogue.categories.has(category)) {
+        errors.push(`unknown category "${category}"${didYouMean(category, catalogue.categories.keys())}; categories: ${[...catalogue.categories.keys()].join(', ')}`);
+      }
+      if (maturity !== null && !MATURITIES.includes(maturity as Maturity)) errors.push(`maturity must be one of ${MATURITIES.join(', ')} (got "${maturity}")`);
+      if (errors.length) throw validationError('the query parameters are invalid', errors);
+      let ids: Set<string> | undefined;
+      const narrow = (list: readonly { id: string }[] | undefined) => {
+        const next = new Set((list ?? []).map((s) => s.id));
+        ids = ids ? new Set([...ids].filter((id) => next.has(id))) : next;
+      };
+      if (category !== null) narrow(catalogue.servicesByCategory.get(category));
+      if (tag !== null) narrow(catalogue.servicesByTag.get(tag));
+      if (maturity !== null) narrow(catalogue.servicesByMaturity.get(maturity));
+      const services = ids ? allServices.filter((s) => ids!.has(s.id)) : allServices;
+      return { data: { total: services.length, services } };
+    }),
+    read('/api/v1/services/:id', ({ params }) => {
+      const service = servicesById.get(params.id!);
+      if (!service) throw new ApiError('NOT_FOUND', `service "${params.id}" does not exist${didYouMean(params.id!, servicesById.keys())}`);
+      return { data: service };
+    }),
+    read('/api/v1/skills', () => ({ data: skills })),
+    read('/api/v1/presets', () => ({ data: presets })),
+    read('/api/v1/presets/:name', ({ params }) => {
+      const detail = presetDetails.get(params.name!);
+      if (!detail) throw new ApiError('NOT_FOUND', `preset "${params.name}" does not exist${didYouMean(params.name!, presetDetails.keys())}`);
+      return { data: detail };
+    }),
+    read('/api/v1/frameworks', () => ({ data: frameworks })),
+    read('/api/v1/proxies', () => ({ data: proxies })),
+  ];
+}

@@ -1,0 +1,46 @@
+// POST /api/v1/validate and POST /api/v1/generate (spec section 4). Both parse the body with the same
+// schemas and resolve with the same resolver, so validate never accepts what generate refuses (apart
+// from conflicts: a warning on validate, 409 on generate, as DECISIONS says).
+import { archiveStream } from '../engine/archive.js';
+import type { Generator } from '../engine/generate.js';
+import { parseStackRequest } from './request.js';
+import type { Route } from './types.js';
+
+export function writeRoutes({ generator }: { generator: Generator }): Route[] {
+  return [
+    {
+      method: 'POST', path: '/api/v1/validate', bucket: 'write', auth: true,
+      handle: ({ body }) => {
+        const request = parseStackRequest('validate', body);
+        const r = generator.resolveOrThrow(request);
+        return {
+          data: {
+            valid: true,
+            warnings: r.warnings,
+            resolvedServices: r.resolvedServices,
+            resolvedSkills: r.resolvedSkills,
+            estimatedMemoryMB: r.estimatedMemoryMB,
+          },
+        };
+      },
+    },
+    {
+      method: 'POST', path: '/api/v1/generate', bucket: 'generate', auth: true,
+      handle: ({ body }) => {
+        const request = parseStackRequest('generate', body);
+        const bundle = generator.generate({ ...request, name: request.name! });
+        if (request.format === 'tar') {
+          return {
+            stream: archiveStream(bundle),
+            headers: {
+              'Content-Type': 'application/gzip',
+              'Content-Disposition': `attachment; filename="${bundle.name}.tar.gz"`,
+              'Cache-Control': 'no-store',
+            },
+          };
+        }
+        return { data: bundle };
+      },
+    },
+  ];
+}

@@ -1,0 +1,110 @@
+// The HTTP server: routing (find-my-way), then for every request the same steps in one place:
+// rate limit → auth → body → handler → envelope. Routes only return data or throw ApiError.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import FindMyWay from 'find-my-way';
+import type { Config } from './config.js';
+import type { Catalogue } from './catalogue/types.js';
+import { ApiError } from './errors.js';
+import { ApiKeys } from './http/auth.js';
+import { readJsonBody } from './http/body.js';
+import { clientAddress } from './http/client-address.js';
+import { sendData, sendError } from './http/envelope.js';
+import type { RateLimiter } from './http/rate-limit.js';
+import { catalogueRoutes } from './routes/catalogue-routes.js';
+import { writeRoutes } from './routes/write-routes.js';
+import type { Route } from './routes/types.js';
+import type { Generator } from './engine/generate.js';
+
+export interface AppDeps {
+  config: Config;
+  catalogue: Catalogue;
+  keys: ApiKeys;
+  rateLimiter: RateLimiter;
+  generator: Generator;
+  version: string;
+  startedAt: number;
+}
+
+export function createServer(deps: AppDeps): http.Server {
+  const { config, catalogue, keys, rateLimiter } = deps;
+  const health = () => ({
+    status: 'ok',
+    version: deps.version,
+    uptime: Math.floor((Date.now() - deps.startedAt) / 1000),
+    services: catalogue.services.size,
+    skillPacks: catalogue.skillPacks.size,
+    presets: catalogue.presets.size,
+  });
+  const routes: Route[] = [...catalogueRoutes(catalogue, health), ...writeRoutes(deps)];
+  const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 });
+  for (const route of routes) {
+    router.on(route.method, route.path, () => undefined, route);
+  }
+  const allMethods = [...new Set(routes.map((r) => r.method))];
+  const trusted = new Set(config.trustProxy);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+    const found = router.find(method as 'GET', url.pathname);
+    const route = found?.store as Route | undefined;
+
+    const key = keys.check(req);
+    const identity = key.keyId ? `key:${key.keyId}` : `ip:${clientAddress(req, trusted)}`;
+    const bucket = route?.bucket ?? (method === 'GET' ? 'read' : 'write');
+    const limit = await rateLimiter.take(bucket, identity);
+    for (const [name, value] of Object.entries(limit.headers)) res.setHeader(name, value);
+    if (!limit.allowed) {
+      req.resume();
+      throw new ApiError('RATE_LIMITED', `too many ${bucket} requests: at most ${limit.headers['X-RateLimit-Limit']} a window; try again in ${limit.retryAfterSeconds} s`);
+    }
+
+    if (!route) {
+      req.resume();
+      const allowed = allMethods.filter((m) => router.find(m as 'GET', url.pathname));
+      if (allowed.length) {
+        throw new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${url.pathname}; use ${allowed.join(' or ')}`, { headers: { Allow: allowed.join(', ') } });
+      }
+      throw new ApiError('NOT_FOUND', `no endpoint at ${url.pathname}; the API lives under /api/v1 (see GET /api/v1/openapi.json)`);
+    }
+    if (route.auth && !key.keyId) {
+      req.resume();
+      throw new ApiError('UNAUTHORIZED', key.presented
+        ? 'the API key is not valid: send Authorization: Bearer <key> with a key set in STACK_API_KEY'
+        : 'this endpoint needs an API key: send Authorization: Bearer <key>', { headers: { 'WWW-Authenticate': 'Bearer' } });
+    }
+    const body = route.method === 'POST' ? await readJsonBody(req, config.bodyLimitBytes) : undefined;
+    const reply = await route.handle({ req, params: found!.params, query: url.searchParams, body });
+    if ('stream' in reply) {
+      res.writeHead(200, reply.headers);
+      await pipeline(reply.stream, res);
+    } else {
+      sendData(res, reply.data, reply.status);
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    const started = config.logRequests ? performance.now() : 0;
+    handle(req, res)
+      .catch((err: unknown) => {
+        if (res.headersSent) {
+          res.destroy(err as Error);
+          return;
+        }
+        if (err instanceof ApiError) {
+          sendError(res, err);
+        } else {
+          console.error(`unexpected error on ${req.method} ${req.url}:`, err);
+          sendError(res, new ApiError('INTERNAL_ERROR', 'unexpected server error; it has been logged'));
+        }
+      })
+      .finally(() => {
+        if (config.logRequests) console.log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+      });
+  });
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  return server;
+}
