@@ -5,6 +5,7 @@ export const LOAD_RULES = {
   'yaml.parse': 'the file is not valid YAML',
   schema: 'the manifest does not match its JSON Schema (schemas/)',
   'id.invalid': 'the folder name is not a valid id (lower-case letters, digits, dashes)',
+  'id.mismatch': 'the manifest names an id other than its folder (or file) name',
   'id.duplicate': 'two plugins would share one Compose service name',
   'ref.unknown': 'a reference names a plugin that does not exist',
   'ref.self': 'a plugin refers to itself',

@@ -56,7 +56,7 @@ export function readCatalogue(dirs: CatalogueDirs, problems: Problem[]): RawCata
         continue;
       }
       const manifest = ctx.readManifest(file, spec.schema);
-      if (!manifest) continue;
+      if (!manifest || !ctx.checkDeclaredId(manifest, id, file)) continue;
       const templates = ctx.readTemplates(dir, file, templateNames(spec.kind, manifest));
       const base = { id, dir, file: ctx.rel(file), templates, hash: hashOf(manifest, templates) };
       switch (spec.kind) {
@@ -80,7 +80,7 @@ export function readCatalogue(dirs: CatalogueDirs, problems: Problem[]): RawCata
     const file = path.join(presetDir, name);
     if (!ctx.checkId(id, file)) continue;
     const manifest = ctx.readManifest(file, 'preset');
-    if (!manifest) continue;
+    if (!manifest || !ctx.checkDeclaredId(manifest, id, file)) continue;
     raw.presets.push({
       kind: 'preset', id, dir: presetDir, file: ctx.rel(file), manifest, templates: new Map(), hash: hashOf(manifest),
     } as unknown as PresetPlugin);
@@ -129,7 +129,8 @@ class ReadContext {
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch (e) {
-      this.problem(dir, '', 'file.unreadable', `cannot list ${this.rel(dir)}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+      // a kind with no folder simply has no plugins; anything else is a real problem
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.problem(dir, '', 'file.unreadable', `cannot list ${this.rel(dir)}: ${(e as NodeJS.ErrnoException).code ?? e}`);
       return [];
     }
     return entries
@@ -141,6 +142,13 @@ class ReadContext {
   checkId(id: string, file: string): boolean {
     if (ID.test(id)) return true;
     this.problem(file, '', 'id.invalid', `"${id}" is not a valid id: use 1 to 63 lower-case letters, digits and dashes, starting with a letter or digit`);
+    return false;
+  }
+
+  /** A manifest may state its id; it must then be the folder's, or a copied folder would load as the wrong plugin. */
+  checkDeclaredId(manifest: Record<string, unknown>, id: string, file: string): boolean {
+    if (manifest.id === undefined || manifest.id === id) return true;
+    this.problem(file, '/id', 'id.mismatch', `id "${manifest.id}" does not match the ${file.endsWith('.yaml') && !file.includes(`${path.sep}${id}${path.sep}`) ? 'file' : 'folder'} name "${id}": rename one of them`);
     return false;
   }
 

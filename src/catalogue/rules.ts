@@ -20,8 +20,13 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
 
   for (const plugin of containers) {
     const other = byId.get(plugin.id);
-    if (other) add(plugin.file, '', 'id.duplicate', `"${plugin.id}" is also the id of ${other.file}; both would be Compose service "${plugin.id}"`);
-    else byId.set(plugin.id, plugin);
+    if (other) {
+      // name both files: neither is more right than the other
+      add(other.file, '', 'id.duplicate', `"${plugin.id}" is also the id of ${plugin.file}; both would be Compose service "${plugin.id}"`);
+      add(plugin.file, '', 'id.duplicate', `"${plugin.id}" is also the id of ${other.file}; both would be Compose service "${plugin.id}"`);
+    } else {
+      byId.set(plugin.id, plugin);
+    }
     checkContainer(plugin, add);
     checkServiceRefs(plugin, services, add);
   }

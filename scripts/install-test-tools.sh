@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the real tools the test suite checks generated bundles with, idempotently:
+#   Debian: docker-compose (validates compose files without a daemon), caddy, nginx-light, shellcheck,
+#           redis-server (shared rate limits), util-linux (unshare, for nginx -t in a private namespace)
+#   npm, into $VALIDATORS_PREFIX (default /tmp/validators): dclint, yaml, js-yaml, dotenv-linter,
+#           typescript + the SchemaStore Traefik types, web-tree-sitter + tree-sitter-powershell
+# It delegates to the team's shared validator installer (../shared/validators), which the tests
+# also use to run the checks; STACK_VALIDATORS_DIR points elsewhere if shared/ lives elsewhere.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+validators="${STACK_VALIDATORS_DIR:-$here/../shared/validators}"
+if [ ! -f "$validators/install.sh" ]; then
+  echo "install-test-tools: no validators at $validators (set STACK_VALIDATORS_DIR)" >&2
+  exit 1
+fi
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+$SUDO env VALIDATORS_PREFIX="${VALIDATORS_PREFIX:-/tmp/validators}" bash "$validators/install.sh"

@@ -1,0 +1,159 @@
+// The catalogue loader through its public API (loadCatalogue) and through the server's refusal to start.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { REPO_ROOT, readConfig } from '../../src/config.js';
+import { loadCatalogue } from '../../src/catalogue/load.js';
+import { formatProblem, type Problem } from '../../src/catalogue/problems.js';
+import { service, writeCatalogue } from '../support/fixture.js';
+
+function problems(changes: Record<string, string | null>): Problem[] {
+  const result = loadCatalogue(writeCatalogue(changes));
+  assert.equal(result.catalogue, undefined, 'a broken catalogue must not load');
+  return result.errors;
+}
+
+function expectProblem(list: Problem[], file: string, pointer: string, rule: string, message: RegExp): void {
+  const hit = list.find((p) => p.file === file && p.pointer === pointer && p.rule === rule && message.test(p.message));
+  assert.ok(hit, `expected ${file} ${pointer} ${rule} ${message}; got:\n${list.map(formatProblem).join('\n')}`);
+}
+
+describe('the shipped catalogue', () => {
+  const config = readConfig({});
+  const result = loadCatalogue({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
+
+  test('loads without errors or warnings', () => {
+    assert.deepEqual(result.errors.map(formatProblem), []);
+    assert.deepEqual(result.warnings.map(formatProblem), []);
+  });
+
+  test('holds what issue 2 asks for: 8 frameworks, 3 proxies, 30+ services over 10+ categories, 6+ packs and presets', () => {
+    const c = result.catalogue!;
+    assert.deepEqual([...c.frameworks.keys()].sort(), ['claude-code', 'codex', 'copaw', 'memu', 'nanobot', 'nanoclaw', 'openclaw', 'zeroclaw']);
+    assert.equal(c.defaultFramework, 'openclaw');
+    assert.deepEqual([...c.proxies.keys()], ['caddy', 'nginx', 'traefik']);
+    assert.ok(c.services.size >= 30, `${c.services.size} services`);
+    assert.ok(c.servicesByCategory.size >= 10, `${c.servicesByCategory.size} categories in use`);
+    assert.ok(c.skillPacks.size >= 6 && c.presets.size >= 6);
+  });
+
+  test('is frozen', () => {
+    const s = result.catalogue!.services.get('postgresql')!;
+    assert.throws(() => { (s.manifest as { name: string }).name = 'x'; }, TypeError);
+  });
+
+  test('a valid fixture loads', () => {
+    const r = loadCatalogue(writeCatalogue());
+    assert.deepEqual(r.errors.map(formatProblem), []);
+    assert.deepEqual([...r.catalogue!.services.keys()], ['alpha', 'beta']);
+  });
+});
+
+describe('broken plugins are refused with file, field and reason', () => {
+  test('invalid YAML names the line', () => {
+    expectProblem(problems({ 'plugins/services/alpha/service.yaml': 'name: [unclosed\n' }),
+      'plugins/services/alpha/service.yaml', '', 'yaml.parse', /line \d+/);
+  });
+
+  test('a schema violation names the JSON pointer', () => {
+    const list = problems({ 'plugins/services/alpha/service.yaml': service('alpha', 'ports:\n  - { container: "http", description: web }\nfavourite: blue\n').replace('maturity: stable', 'maturity: gold') });
+    const file = 'plugins/services/alpha/service.yaml';
+    expectProblem(list, file, '/maturity', 'schema', /must be one of: "stable", "beta", "experimental"/);
+    expectProblem(list, file, '/ports/0/container', 'schema', /must be an integer/);
+    expectProblem(list, file, '', 'schema', /unknown field "favourite"/);
+  });
+
+  test('a missing required field is named', () => {
+    expectProblem(problems({ 'plugins/services/alpha/service.yaml': service('alpha').replace(/^image: .*\n/m, '') }),
+      'plugins/services/alpha/service.yaml', '', 'schema', /missing required field "image"/);
+  });
+
+  test('an unknown reference is named with the nearest id', () => {
+    expectProblem(problems({ 'plugins/services/beta/service.yaml': service('beta', 'requires: [alpah]\n') }),
+      'plugins/services/beta/service.yaml', '/requires/0', 'ref.unknown', /unknown service "alpah" \(did you mean "alpha"\?\)/);
+  });
+
+  test('unknown conflictsWith, skill-pack and preset references are named', () => {
+    const list = problems({
+      'plugins/services/alpha/service.yaml': service('alpha', 'conflictsWith: [gamma]\n'),
+      'plugins/skills/pack/skill-pack.yaml': 'name: Pack\ndescription: A pack for loader tests.\nrequiredServices: [alpha, delta]\nskills: [one]\n',
+      'catalogue/presets/small.yaml': 'name: Small\ndescription: A preset for loader tests.\nservices: [beta, epsilon]\nskills: [pack, nopack]\n',
+    });
+    expectProblem(list, 'plugins/services/alpha/service.yaml', '/conflictsWith/0', 'ref.unknown', /"gamma"/);
+    expectProblem(list, 'plugins/skills/pack/skill-pack.yaml', '/requiredServices/1', 'ref.unknown', /"delta"/);
+    expectProblem(list, 'catalogue/presets/small.yaml', '/services/1', 'ref.unknown', /"epsilon"/);
+    expectProblem(list, 'catalogue/presets/small.yaml', '/skills/1', 'ref.unknown', /"nopack"/);
+  });
+
+  test('a requires cycle is shown as a path', () => {
+    expectProblem(problems({ 'plugins/services/alpha/service.yaml': service('alpha', 'requires: [beta]\n') }),
+      'plugins/services/alpha/service.yaml', '/requires', 'requires.cycle', /alpha -> beta -> alpha/);
+  });
+
+  test('an id that does not match its folder is refused', () => {
+    expectProblem(problems({ 'plugins/services/alpha/service.yaml': `id: alpha-copy\n${service('alpha')}` }),
+      'plugins/services/alpha/service.yaml', '/id', 'id.mismatch', /"alpha-copy" does not match the folder name "alpha"/);
+    expectProblem(problems({ 'plugins/services/Bad_Name/service.yaml': service('x') }),
+      'plugins/services/Bad_Name/service.yaml', '', 'id.invalid', /"Bad_Name" is not a valid id/);
+  });
+
+  test('an unknown category is named', () => {
+    expectProblem(problems({ 'plugins/services/alpha/service.yaml': service('alpha').replace('category: database', 'category: databases') }),
+      'plugins/services/alpha/service.yaml', '/category', 'category.unknown', /"databases".*did you mean "database"/);
+  });
+
+  test('a preset missing a service its skill pack needs is inconsistent', () => {
+    expectProblem(problems({
+      'plugins/services/beta/service.yaml': service('beta'),
+    }), 'catalogue/presets/small.yaml', '/skills/0', 'preset.inconsistent', /skill pack "pack" needs service "alpha"/);
+  });
+
+  test('a bad {{service.VAR}} reference, a template that does not compile and a missing skill file are named', () => {
+    const list = problems({
+      'plugins/services/beta/service.yaml': service('beta', 'requires: [alpha]\nenvironment:\n  - { name: URL, value: "x://{{alpha.NOPE}}", description: d }\n'),
+      'plugins/frameworks/fw/config.yaml.eta': 'a: <% if ( %>\n',
+      'plugins/skills/pack/skills/one.md': null,
+    });
+    expectProblem(list, 'plugins/services/beta/service.yaml', '/environment/0/value', 'env.ref', /declares no variable NOPE/);
+    expectProblem(list, 'plugins/frameworks/fw/framework.yaml', '', 'template.compile', /config\.yaml\.eta/);
+    expectProblem(list, 'plugins/skills/pack/skill-pack.yaml', '/skills/0', 'skill.missing', /skills\/one\.md/);
+  });
+
+  test('a service and a framework sharing an id are refused', () => {
+    const list = problems({ 'plugins/services/fw/service.yaml': service('fw') });
+    expectProblem(list, 'plugins/services/fw/service.yaml', '', 'id.duplicate', /also the id of plugins\/frameworks\/fw\/framework\.yaml/);
+    expectProblem(list, 'plugins/frameworks/fw/framework.yaml', '', 'id.duplicate', /also the id of plugins\/services\/fw\/service\.yaml/);
+  });
+
+  test('every problem is reported in one run', () => {
+    const list = problems({
+      'plugins/services/alpha/service.yaml': 'name: [unclosed\n',
+      'plugins/services/beta/service.yaml': service('beta', 'requires: [zeta]\n'),
+      'catalogue/presets/small.yaml': 'name: Small\n',
+    });
+    assert.ok(list.length >= 3, list.map(formatProblem).join('\n'));
+    assert.deepEqual(new Set(list.map((p) => p.file)), new Set(['plugins/services/alpha/service.yaml', 'plugins/services/beta/service.yaml', 'catalogue/presets/small.yaml', 'plugins/skills/pack/skill-pack.yaml']));
+  });
+
+  test('a latest tag is a warning, not an error', () => {
+    const r = loadCatalogue(writeCatalogue({ 'plugins/services/alpha/service.yaml': service('alpha').replace('imageTag: "1.2.3"', 'imageTag: latest') }));
+    assert.ok(r.catalogue);
+    assert.equal(r.warnings[0].rule, 'image.latest');
+  });
+});
+
+describe('the server on a broken catalogue', () => {
+  test('refuses to start, exits non-zero and lists every problem', () => {
+    const dirs = writeCatalogue({ 'plugins/services/beta/service.yaml': service('beta', 'requires: [zeta]\n').replace('category: database', 'category: nope') });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')], {
+      env: { ...process.env, STACK_PLUGINS_DIR: dirs.plugins, STACK_CATALOGUE_DIR: dirs.catalogue, PORT: '0', STACK_API_KEY: 'k' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.equal(run.status, 1, run.stdout + run.stderr);
+    assert.match(run.stderr, /3 error\(s\); not starting/);
+    assert.match(run.stderr, /plugins\/services\/beta\/service\.yaml {2}\/requires\/0 {2}ref\.unknown/);
+    assert.match(run.stderr, /plugins\/services\/beta\/service\.yaml {2}\/category {2}category\.unknown/);
+  });
+});

@@ -1,0 +1,51 @@
+// Small catalogues written to a temp folder, for loader tests: a valid base plus per-test changes.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const BASE_FILES: Record<string, string> = {
+  'catalogue/categories.yaml': 'categories:\n  - { id: database, name: Databases }\n  - { id: search, name: Search }\n',
+  'plugins/services/alpha/service.yaml': service('alpha'),
+  'plugins/services/beta/service.yaml': service('beta', 'requires: [alpha]\n'),
+  'plugins/frameworks/fw/framework.yaml': `name: Fw
+description: A framework for loader tests.
+runtime: node
+default: true
+links: { docs: "https://example.org/docs" }
+image: example/fw
+imageTag: "1.0.0"
+platforms: [linux/amd64]
+minMemoryMB: 64
+config: { template: config.yaml.eta, target: /etc/fw/config.yaml, nativePath: /etc/fw/config.yaml }
+skillsTarget: /etc/fw/skills
+native: { description: installs fw, install: "true", run: fw }
+`,
+  'plugins/frameworks/fw/config.yaml.eta': 'name: <%= it.yaml(it.stack.name) %>\n',
+  'plugins/skills/pack/skill-pack.yaml': 'name: Pack\ndescription: A pack for loader tests.\nrequiredServices: [alpha]\nskills: [one]\n',
+  'plugins/skills/pack/skills/one.md': '---\nname: One\ndescription: The first skill.\n---\nDo one thing.\n',
+  'catalogue/presets/small.yaml': 'name: Small\ndescription: A preset for loader tests.\nservices: [beta]\nskills: [pack]\n',
+};
+
+export function service(id: string, extra = ''): string {
+  return `name: ${id}
+description: A service for loader tests.
+category: database
+maturity: stable
+links: { docs: "https://example.org/${id}" }
+image: example/${id}
+imageTag: "1.2.3"
+platforms: [linux/amd64]
+minMemoryMB: 64
+${extra}`;
+}
+
+/** Writes BASE_FILES with `changes` applied (null deletes a file); returns the dirs for loadCatalogue. */
+export function writeCatalogue(changes: Record<string, string | null> = {}): { plugins: string; catalogue: string; root: string } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-fixture-'));
+  for (const [file, content] of Object.entries({ ...BASE_FILES, ...changes })) {
+    if (content === null) continue;
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), content);
+  }
+  return { root, plugins: path.join(root, 'plugins'), catalogue: path.join(root, 'catalogue') };
+}
