@@ -45,6 +45,6 @@ function describeRequestError(e: ErrorObject): string {
   }
   // a broken rule of a described field is explained by the field's own description
   const description = (e.parentSchema as { description?: string } | undefined)?.description;
-  if (description && ['pattern', 'minLength', 'maxLength', 'enum'].includes(e.keyword)) return `${field} must be ${description}`;
+  if (description && ['pattern', 'minLength', 'maxLength'].includes(e.keyword)) return `${field} must be ${description}`;
   return `${field} ${describeSchemaError(e)}`;
 }
