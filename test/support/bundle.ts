@@ -13,7 +13,7 @@ export async function readTarGz(gz: Buffer): Promise<TarEntry[]> {
   const done = new Promise<void>((resolve, reject) => {
     extract.on('entry', (header, stream, next) => {
       const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('data', (c: unknown) => chunks.push(c as Buffer));
       stream.on('end', () => {
         entries.push({ name: header.name, type: header.type ?? 'file', mode: header.mode ?? 0, mtime: header.mtime ?? new Date(0), content: Buffer.concat(chunks).toString('utf8') });
         next();
