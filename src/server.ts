@@ -13,6 +13,7 @@ import { sendData, sendError } from './http/envelope.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { catalogueRoutes } from './routes/catalogue-routes.js';
 import { writeRoutes } from './routes/write-routes.js';
+import { openApiRoute } from './routes/openapi.js';
 import type { Route } from './routes/types.js';
 import type { Generator } from './engine/generate.js';
 
@@ -36,7 +37,8 @@ export function createServer(deps: AppDeps): http.Server {
     skillPacks: catalogue.skillPacks.size,
     presets: catalogue.presets.size,
   });
-  const routes: Route[] = [...catalogueRoutes(catalogue, health), ...writeRoutes(deps)];
+  const apiRoutes: Route[] = [...catalogueRoutes(catalogue, health), ...writeRoutes(deps)];
+  const routes = [...apiRoutes, openApiRoute(apiRoutes, deps.version)];
   const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 });
   for (const route of routes) {
     router.on(route.method, route.path, () => undefined, route);

@@ -8,6 +8,11 @@ import type { ContainerManifest, ContainerPlugin, EnvSpec, ServicePlugin } from 
 /** `{{service-id.VAR}}` inside an env `value`. */
 export const ENV_REF = /\{\{\s*([a-z0-9][a-z0-9-]*)\.([A-Z_][A-Z0-9_]*)\s*\}\}/g;
 
+/** A tag that names no fixed release. */
+export function isMovingTag(tag: string): boolean {
+  return /^(latest|main|master|nightly|edge)$/i.test(tag);
+}
+
 export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
   const add = (file: string, pointer: string, rule: LoadRule, message: string, severity: Problem['severity'] = 'error') =>
     problems.push({ severity, file, pointer, rule, message });
@@ -65,7 +70,7 @@ type Add = (file: string, pointer: string, rule: LoadRule, message: string, seve
 
 function checkContainer(plugin: ContainerPlugin, add: Add): void {
   const m = plugin.manifest as ContainerManifest;
-  if (/^latest$|^(main|master|nightly|edge)$/i.test(m.imageTag)) {
+  if (isMovingTag(m.imageTag)) {
     add(plugin.file, '/imageTag', 'image.latest', `tag "${m.imageTag}" moves under you: pin a release version`, 'warning');
   }
   duplicates((m.environment ?? []).map((e) => e.name), (name, i) => add(plugin.file, `/environment/${i}/name`, 'env.duplicate', `variable ${name} is declared twice`));

@@ -68,7 +68,8 @@ export interface ServiceManifest extends ContainerManifest {
 export interface FrameworkManifest extends ContainerManifest {
   runtime: 'node' | 'python' | 'rust' | 'go';
   default?: boolean;
-  interactive?: boolean;
+  /** a CLI that idles in its container; users attach with `docker compose exec` */
+  interactive?: { command: string; workdir?: string };
   config: { template: string; target: string; nativePath: string };
   skillsTarget: string;
   native: NativeRecipe;

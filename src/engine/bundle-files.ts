@@ -61,7 +61,10 @@ function bundleContext(model: StackModel) {
   const webPorts = model.ports.filter((p) => p.web);
   const interactive = model.members
     .filter((m) => m.placement === 'container' && m.plugin.kind === 'framework' && (m.plugin as FrameworkPlugin).manifest.interactive)
-    .map((m) => ({ id: m.plugin.id, name: m.plugin.manifest.name, command: interactiveCommand(m.plugin as FrameworkPlugin) }));
+    .map((m) => {
+      const { command, workdir } = (m.plugin as FrameworkPlugin).manifest.interactive!;
+      return { id: m.plugin.id, name: m.plugin.manifest.name, command: `${workdir ? `-w ${workdir} ` : ''}${m.plugin.id} ${command}` };
+    });
   const notes: string[] = [];
   if (resolution.ignoredByPreset.length) {
     notes.push(`The request named preset "${resolution.ignoredByPreset.length ? 'and' : ''}" ${resolution.ignoredByPreset.join(' and ')} as well; the preset was used and those fields were ignored.`);
@@ -85,7 +88,7 @@ function bundleContext(model: StackModel) {
     optionalInputs: model.env.filter((v) => !v.required && !v.secret && v.example === '').map((v) => v.key),
     volumes: model.members.filter((m) => m.placement === 'container').flatMap((m) => (m.plugin.manifest.volumes ?? []).map((v) => volumeName(m.plugin.id, v.name))),
     urls: [
-      ...webPorts.map((p) => ({ label: `${byId.get(p.plugin)!.plugin.manifest.name} (${p.description})`, variable: p.variable, port: p.host, path: '/', url: null as string | null })),
+      ...webPorts.map((p) => ({ label: `${byId.get(p.plugin)!.plugin.manifest.name}, ${lowerFirst(p.description)}`, variable: p.variable, port: p.host, path: '/', url: null as string | null })),
       ...model.routes.map((r) => ({ label: `${byId.get(r.service)!.plugin.manifest.name} via the proxy`, variable: null as string | null, port: 0, path: '', url: r.url })),
     ],
     routes: model.routes,
@@ -110,9 +113,10 @@ function bundleContext(model: StackModel) {
   };
 }
 
-function interactiveCommand(fw: FrameworkPlugin): string {
-  return fw.manifest.runtime === 'node' && fw.id === 'codex' ? 'codex' : fw.id === 'claude-code' ? 'claude' : 'sh';
+function lowerFirst(text: string): string {
+  return /^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
 }
+
 
 /** Context of native/<id>.sh: the recipe, and the environment mapped from .env for the host. */
 function nativeContext(model: StackModel, member: StackMember, shared: ReturnType<typeof bundleContext>) {

@@ -2,14 +2,14 @@
 import type { Catalogue, Maturity } from '../catalogue/types.js';
 import { didYouMean } from '../catalogue/problems.js';
 import { ApiError, validationError } from '../errors.js';
-import type { Route } from './types.js';
+import type { Route, RouteDoc } from './types.js';
 import { frameworkView, presetDetailView, presetListView, proxyView, serviceView, skillPackView } from './views.js';
 
 const MATURITIES: Maturity[] = ['stable', 'beta', 'experimental'];
 const SERVICE_FILTERS = ['category', 'tag', 'maturity'];
 
 export function catalogueRoutes(catalogue: Catalogue, health: () => Record<string, unknown>): Route[] {
-  const read = (path: string, handle: Route['handle']): Route => ({ method: 'GET', path, bucket: 'read', auth: false, handle });
+  const read = (path: string, doc: RouteDoc, handle: Route['handle']): Route => ({ method: 'GET', path, bucket: 'read', auth: false, doc, handle });
   // views never change for a loaded catalogue: build them once
   const allServices = [...catalogue.services.values()].map((s) => serviceView(catalogue, s));
   const servicesById = new Map(allServices.map((s) => [s.id, s]));
@@ -20,8 +20,16 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
   const proxies = { total: catalogue.proxies.size, proxies: [...catalogue.proxies.values()].map(proxyView) };
 
   return [
-    read('/api/v1/health', () => ({ data: health() })),
-    read('/api/v1/services', ({ query }) => {
+    read('/api/v1/health', { summary: 'Service health and catalogue counts', response: 'health' }, () => ({ data: health() })),
+    read('/api/v1/services', {
+      summary: 'Companion services; filters combine',
+      response: 'serviceList',
+      query: [
+        { name: 'category', description: 'a category id' },
+        { name: 'tag', description: 'a tag' },
+        { name: 'maturity', description: 'stable, beta or experimental' },
+      ],
+    }, ({ query }) => {
       const errors: string[] = [];
       for (const key of new Set(query.keys())) {
         if (!SERVICE_FILTERS.includes(key)) errors.push(`unknown query parameter "${key}": the filters are ${SERVICE_FILTERS.join(', ')}`);
@@ -46,19 +54,19 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
       const services = ids ? allServices.filter((s) => ids!.has(s.id)) : allServices;
       return { data: { total: services.length, services } };
     }),
-    read('/api/v1/services/:id', ({ params }) => {
+    read('/api/v1/services/:id', { summary: 'One companion service', response: 'service' }, ({ params }) => {
       const service = servicesById.get(params.id!);
       if (!service) throw new ApiError('NOT_FOUND', `service "${params.id}" does not exist${didYouMean(params.id!, servicesById.keys())}`);
       return { data: service };
     }),
-    read('/api/v1/skills', () => ({ data: skills })),
-    read('/api/v1/presets', () => ({ data: presets })),
-    read('/api/v1/presets/:name', ({ params }) => {
+    read('/api/v1/skills', { summary: 'Skill packs', response: 'skillPackList' }, () => ({ data: skills })),
+    read('/api/v1/presets', { summary: 'Presets (list form)', response: 'presetList' }, () => ({ data: presets })),
+    read('/api/v1/presets/:name', { summary: 'One preset (detail form, with a memory estimate)', response: 'presetDetail' }, ({ params }) => {
       const detail = presetDetails.get(params.name!);
       if (!detail) throw new ApiError('NOT_FOUND', `preset "${params.name}" does not exist${didYouMean(params.name!, presetDetails.keys())}`);
       return { data: detail };
     }),
-    read('/api/v1/frameworks', () => ({ data: frameworks })),
-    read('/api/v1/proxies', () => ({ data: proxies })),
+    read('/api/v1/frameworks', { summary: 'Agent frameworks: the values of primaryFramework and companionFrameworks', response: 'frameworkList' }, () => ({ data: frameworks })),
+    read('/api/v1/proxies', { summary: 'Reverse proxies: the values of proxy (besides none)', response: 'proxyList' }, () => ({ data: proxies })),
   ];
 }

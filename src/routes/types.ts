@@ -15,10 +15,24 @@ export type Reply =
   | { data: unknown; status?: number }
   | { stream: Readable; headers: Record<string, string> };
 
+/** What the OpenAPI description says of a route (routes/openapi.ts). */
+export interface RouteDoc {
+  summary: string;
+  /** a $def of schemas/api-responses.schema.json */
+  response?: string;
+  /** a component built from schemas/*-request.schema.json */
+  requestBody?: string;
+  query?: { name: string; description: string }[];
+  /** content type of an alternative download answer */
+  download?: string;
+  conflict?: boolean;
+}
+
 export interface Route {
   method: 'GET' | 'POST';
   path: string;
   bucket: BucketName;
   auth: boolean;
+  doc?: RouteDoc;
   handle(ctx: RouteContext): Reply | Promise<Reply>;
 }

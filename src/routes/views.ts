@@ -68,7 +68,7 @@ export function frameworkView(catalogue: Catalogue, f: FrameworkPlugin) {
     description: m.description,
     runtime: m.runtime,
     default: f.id === catalogue.defaultFramework,
-    interactive: m.interactive ?? false,
+    interactive: m.interactive !== undefined,
     image: m.image,
     imageTag: m.imageTag,
     ports: (m.ports ?? []).filter((p) => p.host !== undefined).map((p) => ({ host: p.host!, container: p.container })),

@@ -10,6 +10,7 @@ export function writeRoutes({ generator }: { generator: Generator }): Route[] {
   return [
     {
       method: 'POST', path: '/api/v1/validate', bucket: 'write', auth: true,
+      doc: { summary: 'Resolve and check a selection without generating files', requestBody: 'ValidateRequest', response: 'validation' },
       handle: ({ body }) => {
         const request = parseStackRequest('validate', body);
         const r = generator.resolveOrThrow(request);
@@ -26,6 +27,7 @@ export function writeRoutes({ generator }: { generator: Generator }): Route[] {
     },
     {
       method: 'POST', path: '/api/v1/generate', bucket: 'generate', auth: true,
+      doc: { summary: 'Generate the files of a stack: JSON bundle, or a .tar.gz with format tar', requestBody: 'GenerateRequest', response: 'bundle', download: 'application/gzip', conflict: true },
       handle: ({ body }) => {
         const request = parseStackRequest('generate', body);
         const bundle = generator.generate({ ...request, name: request.name! });

@@ -1,0 +1,42 @@
+// The resolver through the engine API, on a fixture catalogue where edge cases are easy to set up.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { loadCatalogueOrThrow } from '../../src/catalogue/load.js';
+import { resolve } from '../../src/engine/resolve.js';
+import { service, writeCatalogue } from '../support/fixture.js';
+
+const catalogue = loadCatalogueOrThrow(writeCatalogue({
+  'plugins/services/gamma/service.yaml': service('gamma', 'requires: [beta]\nconflictsWith: [alpha]\ngpu: required\n').replace('imageTag: "1.2.3"', 'imageTag: latest'),
+}));
+
+describe('resolve', () => {
+  test('follows requires transitively, dependency first', () => {
+    const r = resolve(catalogue, { services: ['gamma'], gpu: true });
+    assert.deepEqual(r.resolvedServices, ['fw', 'alpha', 'beta', 'gamma']);
+  });
+
+  test('reports a conflict found through requires, once', () => {
+    const r = resolve(catalogue, { services: ['gamma'], gpu: true });
+    assert.deepEqual(r.conflicts, [['alpha', 'gamma']]);
+    assert.equal(r.warnings.filter((w) => w.code === 'CONFLICT').length, 1);
+  });
+
+  test('warns about a GPU-only service without gpu, a moving tag and an unsupported platform', () => {
+    const codes = resolve(catalogue, { services: ['gamma'], platform: 'linux/arm64' }).warnings.map((w) => w.code);
+    assert.ok(codes.includes('GPU_REQUIRED'));
+    assert.ok(codes.includes('IMAGE_UNPINNED'));
+    assert.ok(codes.includes('PLATFORM_UNSUPPORTED'));
+  });
+
+  test('memory is the framework plus every resolved service (and the proxy)', () => {
+    const r = resolve(catalogue, { services: ['beta'] });
+    assert.equal(r.estimatedMemoryMB, 64 * 3);
+  });
+
+  test('collects every error at once', () => {
+    const r = resolve(catalogue, { services: ['nope', 'alpah'], skills: ['pakc'], proxy: 'x', primaryFramework: 'y' });
+    assert.equal(r.errors.length, 5, r.errors.join('\n'));
+    assert.ok(r.errors.includes('unknown service "alpah" (did you mean "alpha"?)'));
+    assert.ok(r.errors.includes('unknown skill pack "pakc" (did you mean "pack"?)'));
+  });
+});
