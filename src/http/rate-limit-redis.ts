@@ -11,9 +11,20 @@ export class RedisRateLimitStore implements RateLimitStore {
   private constructor(private readonly client: ReturnType<typeof createClient>, private readonly prefix: string) {}
 
   static async connect(url: string, prefix = 'stackwright:rl:'): Promise<RedisRateLimitStore> {
-    const client = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(retries * 200, 2000) } });
+    let connectedOnce = false;
+    const client = createClient({
+      url,
+      // fail a command at once while disconnected instead of queueing it: the caller falls back to memory
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: 2000,
+        // the first connection must work (a wrong REDIS_URL stops the start); later, keep retrying
+        reconnectStrategy: (retries: number, cause: Error) => (connectedOnce ? Math.min(retries * 200, 2000) : cause),
+      },
+    });
     const store = new RedisRateLimitStore(client, prefix);
     client.on('error', (e: Error) => store.warn(e));
+    client.on('ready', () => { connectedOnce = true; });
     await client.connect();
     return store;
   }
@@ -22,7 +33,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     if (!this.client.isReady) return this.fallback.increment(key, windowEndsAt);
     try {
       const fullKey = this.prefix + key;
-      const [count] = await this.client.multi().incr(fullKey).expireAt(fullKey, Math.ceil(windowEndsAt) + 1).exec();
+      const [count] = await withTimeout(this.client.multi().incr(fullKey).expireAt(fullKey, Math.ceil(windowEndsAt) + 1).exec(), 500);
       this.warned = false;
       return Number(count);
     } catch (e) {
@@ -39,6 +50,18 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async close(): Promise<void> {
     await this.fallback.close();
-    if (this.client.isOpen) await this.client.quit().catch(() => undefined);
+    // a client that lost its server may refuse a polite QUIT; then just drop the socket
+    try {
+      await withTimeout(this.client.quit(), 1000);
+    } catch {
+      try { this.client.destroy(); } catch { /* already closed */ }
+    }
   }
+}
+
+/** A slow Redis must not hold requests: past `ms` the caller counts in memory instead. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,0 +1,74 @@
+// Shared rate limits in a real Redis: two server instances behind one limit, and what happens when
+// Redis goes away (counting falls back to memory; no request fails).
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { RedisRateLimitStore } from '../../src/http/rate-limit-redis.js';
+import { apiError, okData, startServer, type TestServer } from '../support/server.js';
+
+let redis: ChildProcess;
+let port: number;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(p));
+    });
+  });
+}
+
+async function waitForPort(p: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const open = await new Promise<boolean>((resolve) => {
+      const s = net.connect(p, '127.0.0.1', () => { s.end(); resolve(true); }).on('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`redis-server did not open port ${p}`);
+}
+
+before(async () => {
+  port = await freePort();
+  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  redis.on('error', (e) => { throw new Error(`redis-server is needed (npm run setup:test-tools): ${e.message}`); });
+  await waitForPort(port);
+});
+after(() => { redis.kill('SIGKILL'); });
+
+describe('Redis rate-limit store', () => {
+  let a: TestServer;
+  let b: TestServer;
+  let stores: RedisRateLimitStore[];
+
+  test('two instances share one limit', async () => {
+    stores = [await RedisRateLimitStore.connect(`redis://127.0.0.1:${port}`, `t1:${Date.now()}:`)];
+    stores.push(await RedisRateLimitStore.connect(`redis://127.0.0.1:${port}`, (stores[0] as unknown as { prefix: string }).prefix));
+    a = await startServer({ STACK_RATE_LIMIT_READ: '3' }, stores[0]);
+    b = await startServer({ STACK_RATE_LIMIT_READ: '3' }, stores[1]);
+    await okData(await a.get('/api/v1/health'));
+    await okData(await b.get('/api/v1/health'));
+    const third = await a.get('/api/v1/health');
+    assert.equal(third.headers.get('x-ratelimit-remaining'), '0');
+    await okData(third);
+    await apiError(await b.get('/api/v1/health'), 429, 'RATE_LIMITED');
+  });
+
+  test('when Redis stops, requests still succeed, counted in memory', async () => {
+    redis.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 200));
+    const res = await a.get('/api/v1/skills');
+    assert.equal(res.status, 200);
+    assert.ok(res.headers.get('x-ratelimit-remaining'));
+    await res.arrayBuffer();
+    await a.close();
+    await b.close();
+  });
+
+  test('connecting to no Redis at all fails, so the server refuses to start', async () => {
+    const closed = await freePort();
+    await assert.rejects(RedisRateLimitStore.connect(`redis://127.0.0.1:${closed}`));
+  });
+});
