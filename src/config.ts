@@ -1,9 +1,18 @@
 // Runtime settings from the environment (docs/configuration.md lists each). Parsed once at start;
 // a bad value stops the service with a message naming the variable.
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The folder holding package.json: the same whether this runs from src/ (tsx) or dist/ (compiled). */
+export const REPO_ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+function findRoot(dir: string): string {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, 'package.json'))) return d;
+    if (path.dirname(d) === d) throw new Error(`no package.json above ${dir}`);
+  }
+}
 
 export interface RateLimitConfig { read: number; write: number; generate: number; windowSeconds: number }
 
@@ -19,6 +28,8 @@ export interface Config {
   redisUrl?: string;
   bodyLimitBytes: number;
   renderCacheSize: number;
+  /** the start-up snapshot of the checked catalogue ('' turns it off) */
+  catalogueCacheFile: string;
   logRequests: boolean;
 }
 
@@ -49,6 +60,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     bodyLimitBytes: int('STACK_BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
     renderCacheSize: int('STACK_RENDER_CACHE_SIZE', 2000, 0, 1e6),
+    catalogueCacheFile: env.STACK_CATALOGUE_CACHE ?? path.join(REPO_ROOT, 'dist', 'catalogue-cache.json'),
     logRequests: env.STACK_LOG_REQUESTS === '1',
   };
 }

@@ -4,16 +4,15 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readConfig, REPO_ROOT } from './config.js';
 import { loadCatalogue } from './catalogue/load.js';
+import { loadCatalogueWithCache } from './catalogue/snapshot-cache.js';
 import { formatProblem } from './catalogue/problems.js';
 import { Generator } from './engine/generate.js';
 import { ApiKeys } from './http/auth.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
-import { RedisRateLimitStore } from './http/rate-limit-redis.js';
 import { createServer } from './server.js';
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
-  const t0 = performance.now();
   let config;
   try {
     config = readConfig();
@@ -22,7 +21,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
-  const loaded = loadCatalogue({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
+  const dirs = { plugins: config.pluginsDir, catalogue: config.catalogueDir };
+  const loaded = config.catalogueCacheFile ? loadCatalogueWithCache(dirs, config.catalogueCacheFile) : { ...loadCatalogue(dirs), fromCache: false };
   for (const w of loaded.warnings) console.warn(formatProblem(w));
   if (!loaded.catalogue) {
     console.error(`the catalogue has ${loaded.errors.length} error(s); not starting:`);
@@ -41,6 +41,8 @@ async function main(): Promise<void> {
   let store: RateLimitStore = new MemoryRateLimitStore();
   if (config.redisUrl) {
     try {
+      // loaded only when used: the Redis client is the heaviest module of the service
+      const { RedisRateLimitStore } = await import('./http/rate-limit-redis.js');
       store = await RedisRateLimitStore.connect(config.redisUrl);
     } catch (e) {
       console.error(`REDIS_URL is set but Redis cannot be reached (${(e as Error).message}); not starting`);
@@ -62,9 +64,9 @@ async function main(): Promise<void> {
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    console.log(`catalogue: ${catalogue.services.size} services, ${catalogue.frameworks.size} frameworks, ${catalogue.proxies.size} proxies, ${catalogue.skillPacks.size} skill packs, ${catalogue.presets.size} presets (loaded in ${loaded.loadMs.toFixed(0)} ms, ${loaded.warnings.length} warning(s))`);
+    console.log(`catalogue: ${catalogue.services.size} services, ${catalogue.frameworks.size} frameworks, ${catalogue.proxies.size} proxies, ${catalogue.skillPacks.size} skill packs, ${catalogue.presets.size} presets (loaded in ${loaded.loadMs.toFixed(0)} ms${loaded.fromCache ? ' from the start-up snapshot of these exact files' : ''}, ${loaded.warnings.length} warning(s))`);
     console.log(`rate limits: ${config.redisUrl ? 'shared in Redis' : 'in memory'}; read ${config.rateLimits.read}, write ${config.rateLimits.write}, generate ${config.rateLimits.generate} per ${config.rateLimits.windowSeconds} s`);
-    console.log(`Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready in ${(performance.now() - t0).toFixed(0)} ms)`);
+    console.log(`Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready ${performance.now().toFixed(0)} ms after the process started)`);
   });
 
   const shutdown = () => {

@@ -1,48 +1,102 @@
-// One ajv instance holding every JSON Schema in schemas/: plugin manifests and API request bodies.
-// Compiled once at start; the loader and the request validators share it.
+// Every JSON Schema in schemas/ (plugin manifests, API bodies, API responses) behind one `validator(name)`.
+// `npm run build` precompiles them (ajv standalone, dist/validators.cjs) so a start pays no compile;
+// when that file is missing or was built from other schemas, they are compiled here on first use.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import { REPO_ROOT } from './config.js';
 
-export const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'schemas');
+// ajv itself is loaded only when something must be compiled: precompiled validators need just its
+// small runtime helpers, and loading the compiler would cost a good part of the start-up time
+const requireCjs = createRequire(import.meta.url);
+
+export const SCHEMA_DIR = path.join(REPO_ROOT, 'schemas');
+export const PRECOMPILED_FILE = path.join(REPO_ROOT, 'dist', 'validators.cjs');
 const BASE = 'https://stackwright.dev/schemas/';
 
+/** schema name (file without .schema.json) → parsed document */
+const documents = new Map<string, Record<string, unknown>>(
+  fs.readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json')).sort()
+    .map((f) => [f.slice(0, -'.schema.json'.length), JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, f), 'utf8'))]),
+);
+
+/** Identifies the schema set, so precompiled validators from other schemas are never used. */
+export const SCHEMA_HASH = crypto.createHash('sha256').update(JSON.stringify([...documents])).digest('hex').slice(0, 16);
+
+export const SCHEMA_NAMES = [...documents.keys()];
+
+/** The one ajv configuration, for compiling here and for the build's standalone code. */
+export function createAjv(options: { source?: boolean } = {}): Ajv {
+  const { Ajv: AjvClass } = requireCjs('ajv') as typeof import('ajv');
+  const addFormats = (requireCjs('ajv-formats') as { default: (a: Ajv) => Ajv }).default;
+  const ajv = new AjvClass({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, code: { source: options.source ?? false } });
+  addFormats(ajv);
+  for (const doc of documents.values()) ajv.addSchema(doc);
+  return ajv;
+}
+
+export function schemaId(name: string): string {
+  return `${BASE}${name}.schema.json`;
+}
+
+// undefined: not looked for yet; null: none usable
+let precompiled: Record<string, ValidateFunction> | null | undefined;
 let ajv: Ajv | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
-function instance(): Ajv {
-  if (ajv) return ajv;
-  ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true });
-  // ajv-formats is CommonJS: its default export arrives wrapped
-  const wrapped = addFormatsModule as unknown as { default?: (a: Ajv) => Ajv };
-  const addFormats = wrapped.default ?? (addFormatsModule as unknown as (a: Ajv) => Ajv);
-  addFormats(ajv);
-  for (const file of fs.readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json')).sort()) {
-    ajv.addSchema(JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, file), 'utf8')));
-  }
-  return ajv;
+/** The build's precompiled validators, read on first use (a start from the catalogue snapshot needs none). */
+function loadPrecompiled(): Record<string, ValidateFunction> | null {
+  if (!fs.existsSync(PRECOMPILED_FILE)) return null;
+  const mod = requireCjs(PRECOMPILED_FILE) as Record<string, ValidateFunction> & { schemaHash?: string };
+  return mod.schemaHash === SCHEMA_HASH ? mod : null;
 }
 
 /** The validator for schemas/<name>.schema.json. */
 export function validator(name: string): ValidateFunction {
   let fn = compiled.get(name);
   if (!fn) {
-    fn = instance().getSchema(`${BASE}${name}.schema.json`);
-    if (!fn) throw new Error(`no schema ${name}.schema.json in ${SCHEMA_DIR}`);
+    if (precompiled === undefined) precompiled = loadPrecompiled();
+    fn = precompiled?.[exportName(name)];
+    if (!fn) {
+      ajv ??= createAjv();
+      fn = ajv.getSchema(schemaId(name));
+      if (!fn) throw new Error(`no schema ${name}.schema.json in ${SCHEMA_DIR}`);
+    }
     compiled.set(name, fn);
   }
   return fn;
 }
 
-/** The raw schema document, for the OpenAPI description. */
-export function schemaDocument(name: string): Record<string, unknown> {
-  return JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, `${name}.schema.json`), 'utf8'));
+/** The name a schema's validator is exported under in the standalone module. */
+export function exportName(name: string): string {
+  return name.replace(/-/g, '_');
 }
 
-/** A plain sentence for one ajv error; `where` is how to name the location (a field or a JSON pointer). */
-export function describeSchemaError(e: ErrorObject): string {
+/** The raw schema document, for the OpenAPI description. */
+export function schemaDocument(name: string): Record<string, unknown> {
+  const doc = documents.get(name);
+  if (!doc) throw new Error(`no schema ${name}.schema.json in ${SCHEMA_DIR}`);
+  return structuredClone(doc);
+}
+
+/**
+ * The description of the schema an error's keyword sits in (its `schemaPath` minus the keyword), which
+ * states the rule in words. `schemaName` is the schema that was validated against.
+ */
+export function ruleDescription(schemaName: string, e: ErrorObject): string | undefined {
+  const [file, pointer = ''] = e.schemaPath.split('#');
+  let node: unknown = documents.get(file ? file.replace(/\.schema\.json$/, '') : schemaName);
+  for (const part of pointer.split('/').slice(1, -1)) {
+    node = (node as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  const description = (node as { description?: unknown } | undefined)?.description;
+  return typeof description === 'string' ? description : undefined;
+}
+
+/** A plain sentence for one ajv error. */
+export function describeSchemaError(schemaName: string, e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required': return `is missing required field "${p.missingProperty}"`;
@@ -59,7 +113,10 @@ export function describeSchemaError(e: ErrorObject): string {
     case 'uniqueItems': return `must not repeat items (items ${p.j} and ${p.i} are equal)`;
     case 'minimum': return `must be at least ${p.limit}`;
     case 'maximum': return `must be at most ${p.limit}`;
-    case 'not': return `combines fields that exclude each other${e.parentSchema?.description ? ` (${e.parentSchema.description})` : ''}`;
+    case 'not': {
+      const rule = ruleDescription(schemaName, e);
+      return `combines fields that exclude each other${rule ? ` (${rule})` : ''}`;
+    }
     case 'oneOf': return 'does not match exactly one of the allowed forms';
     default: return e.message ?? 'is invalid';
   }

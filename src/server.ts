@@ -9,7 +9,7 @@ import { ApiError } from './errors.js';
 import { ApiKeys } from './http/auth.js';
 import { readJsonBody } from './http/body.js';
 import { clientAddress } from './http/client-address.js';
-import { sendData, sendError } from './http/envelope.js';
+import { sendData, sendEnvelope, sendError } from './http/envelope.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { catalogueRoutes } from './routes/catalogue-routes.js';
 import { writeRoutes } from './routes/write-routes.js';
@@ -81,6 +81,11 @@ export function createServer(deps: AppDeps): http.Server {
     if ('stream' in reply) {
       res.writeHead(200, reply.headers);
       await pipeline(reply.stream, res);
+    } else if ('body' in reply) {
+      res.writeHead(200, { ...reply.headers, 'Content-Length': reply.body.length });
+      res.end(reply.body);
+    } else if ('envelope' in reply) {
+      sendEnvelope(res, reply.envelope);
     } else {
       sendData(res, reply.data, reply.status);
     }

@@ -1,7 +1,7 @@
 // Loads the catalogue: read + schema (read.ts) → cross-reference rules (rules.ts) → snapshot.ts.
 // Every problem is collected before deciding, so an operator sees all of them in one run.
 import { performance } from 'node:perf_hooks';
-import { readCatalogue, type CatalogueDirs } from './read.js';
+import { readCatalogue, type CatalogueDirs, type RawCatalogue } from './read.js';
 import { checkCatalogue } from './rules.js';
 import { buildSnapshot } from './snapshot.js';
 import { formatProblem, type Problem } from './problems.js';
@@ -12,6 +12,8 @@ export type { CatalogueDirs } from './read.js';
 export interface LoadResult {
   /** undefined when any problem is an error */
   catalogue?: Catalogue;
+  /** the checked plugins the snapshot was built from (for the start-up cache) */
+  raw?: RawCatalogue;
   errors: Problem[];
   warnings: Problem[];
   loadMs: number;
@@ -25,7 +27,7 @@ export function loadCatalogue(dirs: CatalogueDirs): LoadResult {
   const errors = problems.filter((p) => p.severity === 'error');
   const warnings = problems.filter((p) => p.severity === 'warning');
   const catalogue = errors.length === 0 ? buildSnapshot(raw) : undefined;
-  return { catalogue, errors, warnings, loadMs: performance.now() - started };
+  return { catalogue, raw, errors, warnings, loadMs: performance.now() - started };
 }
 
 export class CatalogueLoadError extends Error {

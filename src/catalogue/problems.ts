@@ -12,7 +12,7 @@ export const LOAD_RULES = {
   'requires.cycle': 'requires forms a cycle',
   'category.unknown': 'the category is not in catalogue/categories.yaml',
   'env.duplicate': 'a variable is declared twice in one plugin',
-  'env.ref': 'a {{service.VAR}} reference is not to a declared variable of the plugin or a service it requires',
+  'env.ref': 'a {{service.VAR}}, {{host:id}} or {{port:id:PORT}} reference does not point at the plugin or a service it requires, or at something it declares',
   'volume.duplicate': 'a volume name is used twice in one plugin',
   'port.duplicate': 'a container port is listed twice in one plugin',
   'template.missing': 'a template file named in the manifest does not exist',

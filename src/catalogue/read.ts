@@ -173,7 +173,7 @@ class ReadContext {
     const validate = validator(schema);
     if (!validate(doc)) {
       for (const e of usefulErrors(validate.errors)) {
-        this.problem(file, e.instancePath, 'schema', describeSchemaError(e));
+        this.problem(file, e.instancePath, 'schema', describeSchemaError(schema, e));
       }
       return undefined;
     }

@@ -5,8 +5,13 @@ import { didYouMean, type LoadRule, type Problem } from './problems.js';
 import type { RawCatalogue } from './read.js';
 import type { ContainerManifest, ContainerPlugin, EnvSpec, ServicePlugin } from './types.js';
 
-/** `{{service-id.VAR}}` inside an env `value`. */
-export const ENV_REF = /\{\{\s*([a-z0-9][a-z0-9-]*)\.([A-Z_][A-Z0-9_]*)\s*\}\}/g;
+/**
+ * References inside an env `value`: `{{id.VAR}}` (a variable of a plugin), `{{host:id}}` and
+ * `{{port:id:PORT}}` (where a plugin is reached from the reader: a compose name and container port for
+ * a container, 127.0.0.1 and the published host port for a native process).
+ * Groups: 1-2 variable reference, 3-5 location reference.
+ */
+export const VALUE_REF = /\{\{\s*(?:([a-z0-9][a-z0-9-]*)\.([A-Z_][A-Z0-9_]*)|(host|port):([a-z0-9][a-z0-9-]*)(?::(\d+))?)\s*\}\}/g;
 
 /** A tag that names no fixed release. */
 export function isMovingTag(tag: string): boolean {
@@ -92,15 +97,28 @@ function checkServiceRefs(plugin: ContainerPlugin, services: Map<string, Service
     else if (!services.has(id)) add(plugin.file, `/requires/${i}`, 'ref.unknown', `requires unknown service "${id}"${didYouMean(id, services.keys())}`);
   });
   const own = plugin.manifest.environment ?? [];
+  const reachable = (target: string) => target === plugin.id || requires.includes(target);
   own.forEach((env, i) => {
     if (env.value === undefined) return;
-    for (const [, target, variable] of env.value.matchAll(ENV_REF)) {
+    const where = `/environment/${i}/value`;
+    for (const [ref, target, variable, location, locationTarget, port] of env.value.matchAll(VALUE_REF)) {
+      if (location) {
+        const targetPlugin = locationTarget === plugin.id ? plugin : services.get(locationTarget);
+        if (!reachable(locationTarget) || !targetPlugin) {
+          add(plugin.file, where, 'env.ref', `${ref}: "${locationTarget}" is neither this plugin nor a service it requires; add it to requires`);
+        } else if (location === 'port' && !(targetPlugin.manifest.ports ?? []).some((p) => String(p.container) === port)) {
+          add(plugin.file, where, 'env.ref', `${ref}: "${locationTarget}" has no container port ${port ?? '(missing: write {{port:id:PORT}})'}`);
+        } else if (location === 'host' && port) {
+          add(plugin.file, where, 'env.ref', `${ref}: write {{host:${locationTarget}}} without a port`);
+        }
+        continue;
+      }
       const declared: EnvSpec[] | undefined = target === plugin.id ? own
         : requires.includes(target) ? services.get(target)?.manifest.environment ?? [] : undefined;
       if (!declared) {
-        add(plugin.file, `/environment/${i}/value`, 'env.ref', `{{${target}.${variable}}}: "${target}" is neither this plugin nor a service it requires; add it to requires`);
+        add(plugin.file, where, 'env.ref', `${ref}: "${target}" is neither this plugin nor a service it requires; add it to requires`);
       } else if (!declared.some((d) => d.name === variable && d.value === undefined)) {
-        add(plugin.file, `/environment/${i}/value`, 'env.ref', `{{${target}.${variable}}}: "${target}" declares no variable ${variable} (without value) to refer to`);
+        add(plugin.file, where, 'env.ref', `${ref}: "${target}" declares no variable ${variable} (without value) to refer to`);
       }
     }
   });

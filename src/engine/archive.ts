@@ -1,9 +1,12 @@
 // The tar format of a bundle: gzip'd tar, every entry under <name>/, scripts 0755, everything else
 // 0644, one fixed mtime and owner, so the same bundle always gives the same bytes.
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import tar from 'tar-stream';
+import type tarStream from 'tar-stream';
 import type { Bundle } from './generate.js';
+
+// loaded with the first archive: most requests want JSON, and the service starts faster without it
+let tar: typeof tarStream | undefined;
 
 /** 2000-01-01T00:00:00Z: fixed, so archives are reproducible. */
 const MTIME = new Date(Date.UTC(2000, 0, 1));
@@ -13,11 +16,12 @@ export function isExecutable(file: string): boolean {
 }
 
 /** A gzip stream of the bundle's tar. */
-export function archiveStream(bundle: Bundle): Readable {
+export async function archiveStream(bundle: Bundle): Promise<Readable> {
+  tar ??= (await import('tar-stream')).default;
   const pack = tar.pack();
   const dirs = new Set<string>();
-  const entry = (header: Pick<tar.Header, 'name' | 'type' | 'mode'>, content = '') =>
-    pack.entry({ ...header, mtime: MTIME, uid: 0, gid: 0, uname: '', gname: '' } as tar.Header, content);
+  const entry = (header: Pick<tarStream.Header, 'name' | 'type' | 'mode'>, content = '') =>
+    pack.entry({ ...header, mtime: MTIME, uid: 0, gid: 0, uname: '', gname: '' } as tarStream.Header, content);
   entry({ name: `${bundle.name}/`, type: 'directory', mode: 0o755 });
   for (const [file, content] of Object.entries(bundle.files)) {
     const parts = file.split('/');
@@ -35,8 +39,18 @@ export function archiveStream(bundle: Bundle): Readable {
   return pack.pipe(zlib.createGzip({ level: 6 }));
 }
 
-export async function archiveBuffer(bundle: Bundle): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of archiveStream(bundle)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+const archives = new WeakMap<Bundle, Promise<Buffer>>();
+
+/** The whole .tar.gz of a bundle; a bundle served again from the generator's cache reuses its bytes. */
+export function archiveBuffer(bundle: Bundle): Promise<Buffer> {
+  let archive = archives.get(bundle);
+  if (!archive) {
+    archive = (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await archiveStream(bundle)) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    })();
+    archives.set(bundle, archive);
+  }
+  return archive;
 }

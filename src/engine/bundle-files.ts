@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FrameworkPlugin, ProxyPlugin } from '../catalogue/types.js';
 import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
-import { substituteRefs, volumeName } from './compose.js';
+import { substituteRefs, volumeName, type ValueView } from './compose.js';
 import { dotenvValue, psQuote, shellQuote } from './escape.js';
 import { envKey, type StackMember, type StackModel } from './model.js';
 
@@ -123,11 +123,20 @@ function nativeContext(model: StackModel, member: StackMember, shared: ReturnTyp
   const plugin = member.plugin;
   const native = (plugin.manifest as { native?: { install: string; run?: string } }).native!;
   const plugins = new Map(model.members.map((m) => [m.plugin.id, m.plugin]));
+  // a native process reaches everything through the host: containers on their published ports
+  const published = new Map(model.ports.map((p) => [`${p.plugin}:${p.container}`, p]));
+  const hostView: ValueView = {
+    variable: (key) => `"$(env_value ${key})"`,
+    host: () => '127.0.0.1',
+    port: (id, containerPort) => {
+      const p = published.get(`${id}:${containerPort}`);
+      return p ? `"$(env_value ${p.variable} ${p.host})"` : String(containerPort);
+    },
+    literal: (text) => (text ? shellQuote(text) : ''),
+  };
   const env = (plugin.manifest.environment ?? []).map((spec) => ({
     name: spec.name,
-    value: spec.value !== undefined
-      ? substituteRefs(spec.value, plugins, (key) => `"$(env_value ${key})"`, shellQuote) || "''"
-      : `"$(env_value ${envKey(plugin.id, spec)})"`,
+    value: spec.value !== undefined ? substituteRefs(spec.value, plugins, hostView) || "''" : `"$(env_value ${envKey(plugin.id, spec)})"`,
   }));
   const fw = plugin.kind === 'framework' ? (plugin as FrameworkPlugin).manifest : undefined;
   return {

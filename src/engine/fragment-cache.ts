@@ -12,9 +12,10 @@ export class FragmentCache {
     this.lru = size > 0 ? new LRUCache({ max: size }) : undefined;
   }
 
-  get<T>(kind: string, pluginHash: string, input: unknown, build: () => T): T {
+  /** `inputKey` is a string that changes whenever any input other than the plugin does. */
+  get<T>(kind: string, pluginHash: string, inputKey: string, build: () => T): T {
     if (!this.lru) return build();
-    const key = `${kind}\0${pluginHash}\0${JSON.stringify(input)}`;
+    const key = `${kind}\0${pluginHash}\0${inputKey}`;
     const found = this.lru.get(key);
     if (found) {
       this.hits++;

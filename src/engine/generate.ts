@@ -1,5 +1,6 @@
 // The generator: request → resolution → stack model → files → bundle. One instance per catalogue
 // snapshot; it owns the compiled bundle templates and the fragment cache.
+import { LRUCache } from 'lru-cache';
 import type { Catalogue } from '../catalogue/types.js';
 import { ApiError, validationError } from '../errors.js';
 import { buildModel } from './build-model.js';
@@ -22,13 +23,24 @@ export interface Bundle {
   summary: { services: number; skills: number; proxy: string; estimatedMemoryMB: number };
 }
 
+/** Fields of a generate request in a fixed order: equal keys mean byte-identical bundles. */
+const REQUEST_FIELDS = ['name', 'preset', 'services', 'skills', 'proxy', 'domain', 'gpu', 'platform', 'primaryFramework', 'companionFrameworks', 'deploymentType'] as const;
+
 export class Generator {
   readonly cache: FragmentCache;
   private readonly bundleTemplates: BundleTemplates;
   private readonly pluginFiles: PluginFileRenderer;
+  /**
+   * Whole bundles of recent requests. Output is deterministic for a catalogue snapshot, so a repeated
+   * request (automation regenerating the same stack) is answered without rendering anything again.
+   */
+  private readonly bundles: LRUCache<string, Bundle> | undefined;
 
-  constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number) {
+  constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 64 * 1024 * 1024) {
     this.cache = new FragmentCache(cacheSize);
+    this.bundles = cacheSize > 0 && bundleCacheBytes > 0
+      ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: (b: Bundle) => Math.max(1, bundleSize(b)) })
+      : undefined;
     this.bundleTemplates = new BundleTemplates(templatesDir);
     this.pluginFiles = new PluginFileRenderer(this.cache);
   }
@@ -41,6 +53,15 @@ export class Generator {
   }
 
   generate(request: GenerateRequest): Bundle {
+    const key = JSON.stringify(REQUEST_FIELDS.map((f) => request[f] ?? null));
+    const cached = this.bundles?.get(key);
+    if (cached) return cached;
+    const bundle = this.render(request);
+    this.bundles?.set(key, bundle);
+    return bundle;
+  }
+
+  private render(request: GenerateRequest): Bundle {
     const resolution = this.resolveOrThrow(request);
     if (resolution.conflicts.length) {
       throw new ApiError('CONFLICT', `the selected services conflict: ${resolution.conflicts.map(([a, b]) => `${a} and ${b}`).join('; ')}; keep one of each pair`, {
@@ -57,7 +78,7 @@ export class Generator {
     const files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)]]);
     for (const [file, content] of this.pluginFiles.render(model)) files.set(file, content);
     for (const [file, content] of this.bundleTemplates.render(model)) files.set(file, content);
-    return {
+    return deepFreeze({
       name: request.name,
       files: Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       summary: {
@@ -66,6 +87,18 @@ export class Generator {
         proxy: resolution.proxy?.id ?? 'none',
         estimatedMemoryMB: resolution.estimatedMemoryMB,
       },
-    };
+    });
   }
+}
+
+function bundleSize(bundle: Bundle): number {
+  let size = 0;
+  for (const [file, content] of Object.entries(bundle.files)) size += file.length + content.length;
+  return size;
+}
+
+/** Bundles are shared through the cache: nobody may change one. */
+function deepFreeze<T extends object>(value: T): T {
+  for (const v of Object.values(value)) if (v && typeof v === 'object') deepFreeze(v);
+  return Object.freeze(value);
 }

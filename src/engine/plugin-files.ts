@@ -76,6 +76,17 @@ export function nativeSkillsDir(nativeConfigPath: string): string {
   return `${nativeConfigPath.replace(/\/[^/]*$/, '')}/skills`;
 }
 
+/** Everything of a stack a template context is built from, as one string. */
+function stackFingerprint(model: StackModel): string {
+  return JSON.stringify([
+    model.options,
+    model.members.map((m) => [m.plugin.id, m.plugin.hash, m.placement]),
+    model.ports.map((p) => [p.plugin, p.container, p.host]),
+    model.routes,
+    model.skillPacks.map((p) => [p.id, p.hash]),
+  ]);
+}
+
 export class PluginFileRenderer {
   private readonly compiled = new Map<string, CompiledTemplate>();
 
@@ -84,15 +95,16 @@ export class PluginFileRenderer {
   /** bundle path → content of every plugin-rendered file of the stack */
   render(model: StackModel): Map<string, string> {
     const files = new Map<string, string>();
+    const fingerprint = stackFingerprint(model);
     for (const member of model.members) {
       const p = member.plugin;
       if (p.kind === 'framework') {
         const fw = p as FrameworkPlugin;
-        files.set(frameworkConfigPath(p.id), this.renderOne(model, member, fw.manifest.config.template, { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } }));
+        files.set(frameworkConfigPath(p.id), this.renderOne(model, fingerprint, member, fw.manifest.config.template, { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } }));
       } else if (p.kind === 'service') {
-        for (const f of (p as ServicePlugin).manifest.files ?? []) files.set(serviceFilePath(p.id, f.template), this.renderOne(model, member, f.template, {}));
+        for (const f of (p as ServicePlugin).manifest.files ?? []) files.set(serviceFilePath(p.id, f.template), this.renderOne(model, fingerprint, member, f.template, {}));
       } else {
-        for (const f of (p as ProxyPlugin).manifest.configFiles) files.set(f.path, this.renderOne(model, member, f.template, {}));
+        for (const f of (p as ProxyPlugin).manifest.configFiles) files.set(f.path, this.renderOne(model, fingerprint, member, f.template, {}));
       }
     }
     for (const pack of model.skillPacks) {
@@ -101,13 +113,12 @@ export class PluginFileRenderer {
     return files;
   }
 
-  private renderOne(model: StackModel, member: StackMember, template: string, extra: Record<string, unknown>): string {
-    const context = { ...baseContext(model, member), ...extra };
-    // the cache key is the template's inputs: the plugin (hash) and the whole context it can see
-    const { has, yaml, ...input } = context;
-    return this.cache.get(`file:${template}`, member.plugin.hash, input, () => {
+  private renderOne(model: StackModel, fingerprint: string, member: StackMember, template: string, extra: Record<string, unknown>): string {
+    // what the template can see is fixed by the stack (fingerprint), where the plugin runs and `extra`
+    const inputKey = `${fingerprint}\0${member.placement}\0${JSON.stringify(extra)}`;
+    return this.cache.get(`file:${template}`, member.plugin.hash, inputKey, () => {
       try {
-        return renderTemplate(this.template(member.plugin, template), context);
+        return renderTemplate(this.template(member.plugin, template), { ...baseContext(model, member), ...extra });
       } catch (e) {
         throw new Error(`template ${template} of ${member.plugin.kind} "${member.plugin.id}" failed: ${templateErrorMessage(e)}`);
       }

@@ -17,6 +17,17 @@ export function sendData(res: ServerResponse, data: unknown, status = 200): void
   sendJson(res, status, { ok: true, data });
 }
 
+/** The encoded success envelope around data that is already JSON text. */
+export function successEnvelope(dataJson: string): Buffer {
+  return Buffer.from(`{"ok":true,"data":${dataJson}}`);
+}
+
+/** Sends an envelope encoded ahead (cached views and bundles). */
+export function sendEnvelope(res: ServerResponse, body: Buffer): void {
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, 'Cache-Control': 'no-store' });
+  res.end(body);
+}
+
 export function sendError(res: ServerResponse, err: ApiError): void {
   const error: Record<string, unknown> = { code: err.code, message: err.message };
   if (err.details) error.details = err.details;

@@ -1,7 +1,9 @@
 // The public read endpoints (spec section 4 plus /frameworks and /proxies from DECISIONS).
+import { LRUCache } from 'lru-cache';
 import type { Catalogue, Maturity } from '../catalogue/types.js';
 import { didYouMean } from '../catalogue/problems.js';
 import { ApiError, validationError } from '../errors.js';
+import { successEnvelope } from '../http/envelope.js';
 import type { Route, RouteDoc } from './types.js';
 import { frameworkView, presetDetailView, presetListView, proxyView, serviceView, skillPackView } from './views.js';
 
@@ -10,14 +12,17 @@ const SERVICE_FILTERS = ['category', 'tag', 'maturity'];
 
 export function catalogueRoutes(catalogue: Catalogue, health: () => Record<string, unknown>): Route[] {
   const read = (path: string, doc: RouteDoc, handle: Route['handle']): Route => ({ method: 'GET', path, bucket: 'read', auth: false, doc, handle });
-  // views never change for a loaded catalogue: build them once
+  // views never change for a loaded catalogue: build and serialise them once
   const allServices = [...catalogue.services.values()].map((s) => serviceView(catalogue, s));
-  const servicesById = new Map(allServices.map((s) => [s.id, s]));
-  const skills = { total: catalogue.skillPacks.size, skillPacks: [...catalogue.skillPacks.values()].map(skillPackView) };
-  const presets = { presets: [...catalogue.presets.values()].map(presetListView) };
-  const presetDetails = new Map([...catalogue.presets.values()].map((p) => [p.id, presetDetailView(catalogue, p)]));
-  const frameworks = { total: catalogue.frameworks.size, default: catalogue.defaultFramework, frameworks: [...catalogue.frameworks.values()].map((f) => frameworkView(catalogue, f)) };
-  const proxies = { total: catalogue.proxies.size, proxies: [...catalogue.proxies.values()].map(proxyView) };
+  const encode = (data: unknown) => successEnvelope(JSON.stringify(data));
+  const servicesById = new Map(allServices.map((s) => [s.id, encode(s)]));
+  const skills = encode({ total: catalogue.skillPacks.size, skillPacks: [...catalogue.skillPacks.values()].map(skillPackView) });
+  const presets = encode({ presets: [...catalogue.presets.values()].map(presetListView) });
+  const presetDetails = new Map([...catalogue.presets.values()].map((p) => [p.id, encode(presetDetailView(catalogue, p))]));
+  const frameworks = encode({ total: catalogue.frameworks.size, default: catalogue.defaultFramework, frameworks: [...catalogue.frameworks.values()].map((f) => frameworkView(catalogue, f)) });
+  const proxies = encode({ total: catalogue.proxies.size, proxies: [...catalogue.proxies.values()].map(proxyView) });
+  // filtered lists by filter values; the valid combinations are few, unknown tags are bounded by the LRU
+  const serviceLists = new LRUCache<string, Buffer>({ max: 512 });
 
   return [
     read('/api/v1/health', { summary: 'Service health and catalogue counts', response: 'health' }, () => ({ data: health() })),
@@ -43,6 +48,9 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
       }
       if (maturity !== null && !MATURITIES.includes(maturity as Maturity)) errors.push(`maturity must be one of ${MATURITIES.join(', ')} (got "${maturity}")`);
       if (errors.length) throw validationError('the query parameters are invalid', errors);
+      const key = JSON.stringify([category, tag, maturity]);
+      const cached = serviceLists.get(key);
+      if (cached) return { envelope: cached };
       let ids: Set<string> | undefined;
       const narrow = (list: readonly { id: string }[] | undefined) => {
         const next = new Set((list ?? []).map((s) => s.id));
@@ -52,21 +60,23 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
       if (tag !== null) narrow(catalogue.servicesByTag.get(tag));
       if (maturity !== null) narrow(catalogue.servicesByMaturity.get(maturity));
       const services = ids ? allServices.filter((s) => ids!.has(s.id)) : allServices;
-      return { data: { total: services.length, services } };
+      const body = encode({ total: services.length, services });
+      serviceLists.set(key, body);
+      return { envelope: body };
     }),
     read('/api/v1/services/:id', { summary: 'One companion service', response: 'service' }, ({ params }) => {
       const service = servicesById.get(params.id!);
       if (!service) throw new ApiError('NOT_FOUND', `service "${params.id}" does not exist${didYouMean(params.id!, servicesById.keys())}`);
-      return { data: service };
+      return { envelope: service };
     }),
-    read('/api/v1/skills', { summary: 'Skill packs', response: 'skillPackList' }, () => ({ data: skills })),
-    read('/api/v1/presets', { summary: 'Presets (list form)', response: 'presetList' }, () => ({ data: presets })),
+    read('/api/v1/skills', { summary: 'Skill packs', response: 'skillPackList' }, () => ({ envelope: skills })),
+    read('/api/v1/presets', { summary: 'Presets (list form)', response: 'presetList' }, () => ({ envelope: presets })),
     read('/api/v1/presets/:name', { summary: 'One preset (detail form, with a memory estimate)', response: 'presetDetail' }, ({ params }) => {
       const detail = presetDetails.get(params.name!);
       if (!detail) throw new ApiError('NOT_FOUND', `preset "${params.name}" does not exist${didYouMean(params.name!, presetDetails.keys())}`);
-      return { data: detail };
+      return { envelope: detail };
     }),
-    read('/api/v1/frameworks', { summary: 'Agent frameworks: the values of primaryFramework and companionFrameworks', response: 'frameworkList' }, () => ({ data: frameworks })),
-    read('/api/v1/proxies', { summary: 'Reverse proxies: the values of proxy (besides none)', response: 'proxyList' }, () => ({ data: proxies })),
+    read('/api/v1/frameworks', { summary: 'Agent frameworks: the values of primaryFramework and companionFrameworks', response: 'frameworkList' }, () => ({ envelope: frameworks })),
+    read('/api/v1/proxies', { summary: 'Reverse proxies: the values of proxy (besides none)', response: 'proxyList' }, () => ({ envelope: proxies })),
   ];
 }

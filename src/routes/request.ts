@@ -2,7 +2,7 @@
 // name the field and the rule.
 import type { ErrorObject } from 'ajv';
 import { validationError } from '../errors.js';
-import { describeSchemaError, usefulErrors, validator } from '../schemas.js';
+import { describeSchemaError, ruleDescription, usefulErrors, validator } from '../schemas.js';
 
 export interface StackRequest {
   name?: string;
@@ -25,13 +25,13 @@ export function parseStackRequest(kind: 'validate' | 'generate', body: unknown):
   }
   const validate = validator(`${kind}-request`);
   if (!validate(body)) {
-    throw validationError('the configuration is invalid', usefulErrors(validate.errors).map(describeRequestError));
+    throw validationError('the configuration is invalid', usefulErrors(validate.errors).map((e) => describeRequestError(`${kind}-request`, e)));
   }
   const request = body as StackRequest;
   return request.domain ? { ...request, domain: request.domain.toLowerCase() } : request;
 }
 
-function describeRequestError(e: ErrorObject): string {
+function describeRequestError(schemaName: string, e: ErrorObject): string {
   const field = e.instancePath
     .split('/')
     .slice(1)
@@ -41,10 +41,10 @@ function describeRequestError(e: ErrorObject): string {
     if (e.keyword === 'additionalProperties') {
       return `unknown field "${(e.params as { additionalProperty: string }).additionalProperty}": remove it (the fields are listed in GET /api/v1/openapi.json)`;
     }
-    return `the body ${describeSchemaError(e)}`;
+    return `the body ${describeSchemaError(schemaName, e)}`;
   }
   // a broken rule of a described field is explained by the field's own description
-  const description = (e.parentSchema as { description?: string } | undefined)?.description;
+  const description = ruleDescription(schemaName, e);
   if (description && ['pattern', 'minLength', 'maxLength'].includes(e.keyword)) return `${field} must be ${description}`;
-  return `${field} ${describeSchemaError(e)}`;
+  return `${field} ${describeSchemaError(schemaName, e)}`;
 }

@@ -10,9 +10,11 @@ export interface RouteContext {
   body: unknown;
 }
 
-/** JSON data for the envelope, or a raw download. */
+/** JSON data for the envelope (or the whole envelope already encoded), or a download. */
 export type Reply =
   | { data: unknown; status?: number }
+  | { envelope: Buffer }
+  | { body: Buffer; headers: Record<string, string> }
   | { stream: Readable; headers: Record<string, string> };
 
 /** What the OpenAPI description says of a route (routes/openapi.ts). */

@@ -1,8 +1,9 @@
 // POST /api/v1/validate and POST /api/v1/generate (spec section 4). Both parse the body with the same
 // schemas and resolve with the same resolver, so validate never accepts what generate refuses (apart
 // from conflicts: a warning on validate, 409 on generate, as DECISIONS says).
-import { archiveStream } from '../engine/archive.js';
-import type { Generator } from '../engine/generate.js';
+import { archiveBuffer } from '../engine/archive.js';
+import type { Bundle, Generator } from '../engine/generate.js';
+import { successEnvelope } from '../http/envelope.js';
 import { parseStackRequest } from './request.js';
 import type { Route } from './types.js';
 
@@ -28,12 +29,12 @@ export function writeRoutes({ generator }: { generator: Generator }): Route[] {
     {
       method: 'POST', path: '/api/v1/generate', bucket: 'generate', auth: true,
       doc: { summary: 'Generate the files of a stack: JSON bundle, or a .tar.gz with format tar', requestBody: 'GenerateRequest', response: 'bundle', download: 'application/gzip', conflict: true },
-      handle: ({ body }) => {
+      handle: async ({ body }) => {
         const request = parseStackRequest('generate', body);
         const bundle = generator.generate({ ...request, name: request.name! });
         if (request.format === 'tar') {
           return {
-            stream: archiveStream(bundle),
+            body: await archiveBuffer(bundle),
             headers: {
               'Content-Type': 'application/gzip',
               'Content-Disposition': `attachment; filename="${bundle.name}.tar.gz"`,
@@ -41,8 +42,20 @@ export function writeRoutes({ generator }: { generator: Generator }): Route[] {
             },
           };
         }
-        return { data: bundle };
+        return { envelope: bundleEnvelope(bundle) };
       },
     },
   ];
+}
+
+const envelopes = new WeakMap<Bundle, Buffer>();
+
+/** The encoded success envelope of a bundle: a bundle served again from the cache is not re-encoded. */
+function bundleEnvelope(bundle: Bundle): Buffer {
+  let body = envelopes.get(bundle);
+  if (!body) {
+    body = successEnvelope(JSON.stringify(bundle));
+    envelopes.set(bundle, body);
+  }
+  return body;
 }

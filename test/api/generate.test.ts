@@ -53,6 +53,18 @@ describe('format json', () => {
     assert.deepEqual(compose.services.n8n.extra_hosts, ['host.docker.internal:host-gateway']);
   });
 
+  test('location references resolve for each reader: compose names in containers, published ports natively', async () => {
+    const docker = await okData<Bundle>(await generate({ name: 'mem', primaryFramework: 'memu' }));
+    const compose = yaml.load(docker.files['docker-compose.yml']) as { services: Record<string, { environment: Record<string, string> }> };
+    assert.equal(compose.services.memu.environment.POSTGRES_HOST, 'postgresql');
+    assert.equal(compose.services.memu.environment.POSTGRES_PORT, '5432');
+    const native = await okData<Bundle>(await generate({ name: 'mem', primaryFramework: 'memu', deploymentType: 'bare-metal' }));
+    const script = native.files['native/memu.sh'];
+    assert.match(script, /printf '%s=%s\\n' POSTGRES_HOST 127\.0\.0\.1/);
+    assert.match(script, /printf '%s=%s\\n' POSTGRES_PORT "\$\(env_value POSTGRESQL_PORT_5432 5432\)"/);
+    assert.match(script, /printf '%s=%s\\n' POSTGRES_PASSWORD "\$\(env_value POSTGRESQL_POSTGRES_PASSWORD\)"/);
+  });
+
   test('a host-port clash moves the later service and the README says so', async () => {
     const bundle = await okData<Bundle>(await generate({ name: 'clash', primaryFramework: 'openclaw', companionFrameworks: ['nanobot'] }));
     const compose = bundle.files['docker-compose.yml'];

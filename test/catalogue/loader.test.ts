@@ -120,6 +120,15 @@ describe('broken plugins are refused with file, field and reason', () => {
     expectProblem(list, 'plugins/skills/pack/skill-pack.yaml', '/skills/0', 'skill.missing', /skills\/one\.md/);
   });
 
+  test('bad {{host:id}} and {{port:id:PORT}} references are named', () => {
+    const list = problems({
+      'plugins/services/beta/service.yaml': service('beta', 'requires: [alpha]\nenvironment:\n  - { name: A, value: "{{host:gamma}}", description: d }\n  - { name: B, value: "{{port:alpha:9999}}", description: d }\n  - { name: C, value: "{{port:alpha}}", description: d }\n'),
+    });
+    expectProblem(list, 'plugins/services/beta/service.yaml', '/environment/0/value', 'env.ref', /"gamma" is neither this plugin nor a service it requires/);
+    expectProblem(list, 'plugins/services/beta/service.yaml', '/environment/1/value', 'env.ref', /"alpha" has no container port 9999/);
+    expectProblem(list, 'plugins/services/beta/service.yaml', '/environment/2/value', 'env.ref', /write \{\{port:id:PORT\}\}/);
+  });
+
   test('a service and a framework sharing an id are refused', () => {
     const list = problems({ 'plugins/services/fw/service.yaml': service('fw') });
     expectProblem(list, 'plugins/services/fw/service.yaml', '', 'id.duplicate', /also the id of plugins\/frameworks\/fw\/framework\.yaml/);

@@ -40,3 +40,22 @@ describe('resolve', () => {
     assert.ok(r.errors.includes('unknown skill pack "pakc" (did you mean "pack"?)'));
   });
 });
+
+describe('compose assembly', () => {
+  test('the cached per-service blocks form exactly the compose document', async () => {
+    const { shippedCatalogue } = await import('../support/server.js');
+    const { buildModel } = await import('../../src/engine/build-model.js');
+    const { buildCompose, composeDocument } = await import('../../src/engine/compose.js');
+    const { FragmentCache } = await import('../../src/engine/fragment-cache.js');
+    const yaml = (await import('js-yaml')).default;
+    const shipped = shippedCatalogue();
+    for (const [preset, deployment] of [['full-stack', 'docker'], ['automation-hub', 'bare-metal'], ['local-ai', 'docker']] as const) {
+      const model = buildModel(resolve(shipped, { preset, proxy: 'traefik' }), { name: 'x', gpu: true, deployment, domain: 'example.com' });
+      const cache = new FragmentCache(100);
+      const first = buildCompose(model, cache);
+      assert.deepEqual(yaml.load(first), composeDocument(model), preset);
+      assert.equal(buildCompose(model, cache), first, 'from the cache, the same text');
+      assert.ok(cache.hits > 0);
+    }
+  });
+});
