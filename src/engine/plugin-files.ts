@@ -3,7 +3,7 @@
 import type { ContainerPlugin, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
 import { frameworkConfigPath, serviceFilePath } from './compose.js';
-import { yamlScalar } from './escape.js';
+import { configString, yamlScalar } from './escape.js';
 import { secretKeys, type StackMember, type StackModel } from './model.js';
 import type { FragmentCache } from './fragment-cache.js';
 
@@ -62,6 +62,7 @@ function baseContext(model: StackModel, member: StackMember) {
     })),
     routes: model.routes,
     yaml: yamlScalar,
+    str: configString,
   };
 }
 
