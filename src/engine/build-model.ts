@@ -3,7 +3,7 @@
 import type { ContainerPlugin, ProxyPlugin } from '../catalogue/types.js';
 import type { Resolution } from './resolve.js';
 import {
-  envKey, portVariable, type EnvVar, type PublishedPort, type Route, type StackMember, type StackModel, type StackOptions,
+  BIND_VARIABLE, envKey, portVariable, type EnvVar, type PublishedPort, type Route, type StackMember, type StackModel, type StackOptions,
 } from './model.js';
 
 export function buildModel(resolution: Resolution, options: StackOptions): StackModel {
@@ -62,7 +62,7 @@ function allocatePorts(members: StackMember[]) {
       if (host !== p.host) portMoves.push({ plugin: m.plugin.id, container: p.container, from: p.host, to: host });
       ports.push({
         plugin: m.plugin.id, container: p.container, protocol, variable: portVariable(m.plugin.id, p.container, protocol),
-        wanted: p.host, host, web: p.web ?? false, description: p.description,
+        wanted: p.host, host, web: p.web ?? false, description: p.description, proxy: m.plugin.kind === 'proxy',
       });
     }
   }
@@ -88,6 +88,12 @@ function collectEnv(members: StackMember[], ports: PublishedPort[], options: Sta
         required: Boolean(spec.required || secret), group: spec.shared ? '' : m.plugin.id,
       });
     }
+  }
+  if (ports.some((p) => !p.proxy)) {
+    vars.push({
+      key: BIND_VARIABLE, example: '127.0.0.1', required: false, group: '',
+      description: 'Address the services\' host ports listen on: 127.0.0.1 keeps them on this machine (the proxy, if any, is the way in from outside); 0.0.0.0 opens them to the network',
+    });
   }
   for (const p of ports) {
     vars.push({ key: p.variable, description: `Host port for ${p.description}`, example: String(p.host), required: false, group: p.plugin });

@@ -4,7 +4,7 @@ import yaml from 'js-yaml';
 import type { ContainerPlugin, EnvSpec, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { VALUE_REF } from '../catalogue/rules.js';
 import { composeLiteral } from './escape.js';
-import { envKey, secretKeys, type StackMember, type StackModel } from './model.js';
+import { BIND_VARIABLE, envKey, secretKeys, type StackMember, type StackModel } from './model.js';
 import type { FragmentCache } from './fragment-cache.js';
 
 export const NETWORK = 'stack';
@@ -61,7 +61,7 @@ export function volumeName(pluginId: string, volume: string): string {
 
 /** Everything besides the plugin itself that shapes its compose entry: the fragment cache key. */
 interface FragmentInput {
-  ports: { variable: string; host: number; container: number; protocol: string }[];
+  ports: { variable: string; host: number; container: number; protocol: string; proxy: boolean }[];
   dependsOn: [string, 'service_healthy' | 'service_started'][];
   /** .env keys of other members' secrets (framework containers receive them) */
   extraSecrets: string[];
@@ -90,7 +90,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
   }
   const gpuCapable = plugin.kind === 'service' && (plugin.manifest.gpu === 'optional' || plugin.manifest.gpu === 'required');
   return {
-    ports: model.ports.filter((p) => p.plugin === plugin.id).map(({ variable, host, container, protocol }) => ({ variable, host, container, protocol })),
+    ports: model.ports.filter((p) => p.plugin === plugin.id).map(({ variable, host, container, protocol, proxy }) => ({ variable, host, container, protocol, proxy })),
     dependsOn: deps
       .filter((id) => inCompose.has(id))
       .map((id) => [id, required.has(id) && byId.get(id)?.manifest.healthcheck ? 'service_healthy' : 'service_started'] as [string, 'service_healthy' | 'service_started']),
@@ -128,7 +128,7 @@ function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugin
   const environment = environmentOf(plugin, plugins, input);
   if (Object.keys(environment).length) def.environment = environment;
   if (input.ports.length) {
-    def.ports = input.ports.map((p) => `\${${p.variable}:-${p.host}}:${p.container}${p.protocol === 'udp' ? '/udp' : ''}`);
+    def.ports = input.ports.map((p) => `${p.proxy ? '' : `\${${BIND_VARIABLE}:-127.0.0.1}:`}\${${p.variable}:-${p.host}}:${p.container}${p.protocol === 'udp' ? '/udp' : ''}`);
   }
   const mounts = mountsOf(plugin);
   if (mounts.length) def.volumes = mounts;

@@ -52,17 +52,17 @@ export class Generator {
     return resolution;
   }
 
-  generate(request: GenerateRequest): Bundle {
+  /** The bundle of a request; `resolution` may be passed when the caller already resolved it. */
+  generate(request: GenerateRequest, resolution?: Resolution): Bundle {
     const key = JSON.stringify(REQUEST_FIELDS.map((f) => request[f] ?? null));
     const cached = this.bundles?.get(key);
     if (cached) return cached;
-    const bundle = this.render(request);
+    const bundle = this.render(request, resolution ?? this.resolveOrThrow(request));
     this.bundles?.set(key, bundle);
     return bundle;
   }
 
-  private render(request: GenerateRequest): Bundle {
-    const resolution = this.resolveOrThrow(request);
+  private render(request: GenerateRequest, resolution: Resolution): Bundle {
     if (resolution.conflicts.length) {
       throw new ApiError('CONFLICT', `the selected services conflict: ${resolution.conflicts.map(([a, b]) => `${a} and ${b}`).join('; ')}; keep one of each pair`, {
         details: { conflicts: resolution.conflicts.map(([a, b]) => ({ services: [a, b] })) },

@@ -37,6 +37,8 @@ export interface PublishedPort {
   host: number;
   web: boolean;
   description: string;
+  /** the proxy's own ports listen on every interface; the others on STACK_BIND_ADDRESS */
+  proxy: boolean;
 }
 
 export interface Route {
@@ -78,6 +80,9 @@ export interface StackModel {
 export function envKey(pluginId: string, spec: EnvSpec): string {
   return spec.shared ? spec.name : `${envPrefix(pluginId)}_${spec.name}`;
 }
+
+/** The .env variable holding the address service host ports listen on (the proxy listens everywhere). */
+export const BIND_VARIABLE = 'STACK_BIND_ADDRESS';
 
 export function portVariable(pluginId: string, container: number, protocol: 'tcp' | 'udp'): string {
   return `${envPrefix(pluginId)}_PORT_${container}${protocol === 'udp' ? '_UDP' : ''}`;

@@ -72,6 +72,13 @@ function skillDir(member: StackMember, packId: string): string {
   return member.placement === 'native' ? `${nativeSkillsDir(fw.config.nativePath)}/${packId}` : `${fw.skillsTarget}/${packId}`;
 }
 
+function skillsReadme(model: StackModel): string {
+  const packs = model.skillPacks.map((p) => `- \`${p.id}/\`: ${p.manifest.name} (${p.skills.map((s) => s.id).join(', ')})`);
+  return ['# Skills', '', 'Skill packs of this stack, one folder per skill with its SKILL.md. The framework reads this folder',
+    '(mounted read-only in its container); add your own skill folders here and restart the framework.', '',
+    ...(packs.length ? packs : ['No skill pack was selected.']), ''].join('\n');
+}
+
 /** Native installs keep skills beside their config file. */
 export function nativeSkillsDir(nativeConfigPath: string): string {
   return `${nativeConfigPath.replace(/\/[^/]*$/, '')}/skills`;
@@ -111,6 +118,8 @@ export class PluginFileRenderer {
     for (const pack of model.skillPacks) {
       for (const skill of pack.skills) files.set(`skills/${pack.id}/${skill.id}/SKILL.md`, skill.body);
     }
+    // the framework containers bind-mount skills/: it must exist even with no pack selected
+    files.set('skills/README.md', skillsReadme(model));
     return files;
   }
 

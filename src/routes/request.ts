@@ -1,7 +1,6 @@
 // Request bodies: checked against schemas/*-request.schema.json, errors turned into plain sentences that
 // name the field and the rule.
 import type { ErrorObject } from 'ajv';
-import { validationError } from '../errors.js';
 import { describeSchemaError, ruleDescription, usefulErrors, validator } from '../schemas.js';
 
 export interface StackRequest {
@@ -19,16 +18,30 @@ export interface StackRequest {
   format?: 'json' | 'tar';
 }
 
-export function parseStackRequest(kind: 'validate' | 'generate', body: unknown): StackRequest {
+/** Fields the resolver reads: when none of them is malformed, its checks can run beside the schema's. */
+const SELECTION_FIELDS = ['preset', 'services', 'skills', 'proxy', 'primaryFramework', 'companionFrameworks', 'gpu', 'platform'];
+
+export interface ParsedRequest {
+  request: StackRequest;
+  /** schema problems, as sentences */
+  errors: string[];
+  /** whether the selection fields are well-formed, so the resolver may check them too */
+  selectionUsable: boolean;
+}
+
+/** The body checked against its schema; problems are returned, so they can be reported with the resolver's. */
+export function parseStackRequest(kind: 'validate' | 'generate', body: unknown): ParsedRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw validationError('the configuration is invalid', ['the body must be a JSON object']);
+    return { request: {}, errors: ['the body must be a JSON object'], selectionUsable: false };
   }
   const validate = validator(`${kind}-request`);
-  if (!validate(body)) {
-    throw validationError('the configuration is invalid', usefulErrors(validate.errors).map((e) => describeRequestError(`${kind}-request`, e)));
-  }
+  const schemaErrors = validate(body) ? [] : usefulErrors(validate.errors);
   const request = body as StackRequest;
-  return request.domain ? { ...request, domain: request.domain.toLowerCase() } : request;
+  return {
+    request: typeof request.domain === 'string' ? { ...request, domain: request.domain.toLowerCase() } : request,
+    errors: schemaErrors.map((e) => describeRequestError(`${kind}-request`, e)),
+    selectionUsable: !schemaErrors.some((e) => SELECTION_FIELDS.includes(e.instancePath.split('/')[1] ?? '')),
+  };
 }
 
 function describeRequestError(schemaName: string, e: ErrorObject): string {

@@ -1,6 +1,12 @@
 // Catalogue entries as the API shows them: exactly the fields of the spec's tables (section 2).
 import type { Catalogue, FrameworkPlugin, PresetPlugin, ProxyPlugin, ServicePlugin, SkillPackPlugin } from '../catalogue/types.js';
+import type { ContainerManifest } from '../catalogue/types.js';
 import { resolve } from '../engine/resolve.js';
+
+/** The spec's `ports`: the ports a plugin publishes on the host by default. */
+function publishedPorts(m: ContainerManifest): { host: number; container: number }[] {
+  return (m.ports ?? []).filter((p) => p.host !== undefined).map((p) => ({ host: p.host!, container: p.container }));
+}
 
 export function serviceView(catalogue: Catalogue, s: ServicePlugin) {
   const m = s.manifest;
@@ -12,7 +18,7 @@ export function serviceView(catalogue: Catalogue, s: ServicePlugin) {
     image: m.image,
     imageTag: m.imageTag,
     maturity: m.maturity,
-    ports: (m.ports ?? []).filter((p) => p.host !== undefined).map((p) => ({ host: p.host!, container: p.container })),
+    ports: publishedPorts(m),
     requires: [...(m.requires ?? [])],
     conflictsWith: conflictsOf(catalogue, s),
     minMemoryMB: m.minMemoryMB,
@@ -71,7 +77,7 @@ export function frameworkView(catalogue: Catalogue, f: FrameworkPlugin) {
     interactive: m.interactive !== undefined,
     image: m.image,
     imageTag: m.imageTag,
-    ports: (m.ports ?? []).filter((p) => p.host !== undefined).map((p) => ({ host: p.host!, container: p.container })),
+    ports: publishedPorts(m),
     requires: [...(m.requires ?? [])],
     minMemoryMB: m.minMemoryMB,
   };

@@ -4,7 +4,9 @@
 import { archiveBuffer } from '../engine/archive.js';
 import type { Bundle, Generator } from '../engine/generate.js';
 import { successEnvelope } from '../http/envelope.js';
-import { parseStackRequest } from './request.js';
+import { validationError } from '../errors.js';
+import { resolve } from '../engine/resolve.js';
+import { parseStackRequest, type ParsedRequest } from './request.js';
 import type { Route } from './types.js';
 
 export function writeRoutes({ generator }: { generator: Generator }): Route[] {
@@ -13,8 +15,7 @@ export function writeRoutes({ generator }: { generator: Generator }): Route[] {
       method: 'POST', path: '/api/v1/validate', bucket: 'write', auth: true,
       doc: { summary: 'Resolve and check a selection without generating files', requestBody: 'ValidateRequest', response: 'validation' },
       handle: ({ body }) => {
-        const request = parseStackRequest('validate', body);
-        const r = generator.resolveOrThrow(request);
+        const r = resolveChecked(generator, parseStackRequest('validate', body)).resolution;
         return {
           data: {
             valid: true,
@@ -30,8 +31,8 @@ export function writeRoutes({ generator }: { generator: Generator }): Route[] {
       method: 'POST', path: '/api/v1/generate', bucket: 'generate', auth: true,
       doc: { summary: 'Generate the files of a stack: JSON bundle, or a .tar.gz with format tar', requestBody: 'GenerateRequest', response: 'bundle', download: 'application/gzip', conflict: true },
       handle: async ({ body }) => {
-        const request = parseStackRequest('generate', body);
-        const bundle = generator.generate({ ...request, name: request.name! });
+        const { request, resolution } = resolveChecked(generator, parseStackRequest('generate', body));
+        const bundle = generator.generate({ ...request, name: request.name! }, resolution);
         if (request.format === 'tar') {
           return {
             body: await archiveBuffer(bundle),
@@ -46,6 +47,17 @@ export function writeRoutes({ generator }: { generator: Generator }): Route[] {
       },
     },
   ];
+}
+
+/**
+ * Schema problems and the resolver's problems in one 400, so a client fixes everything in one round;
+ * the resolver runs only when the fields it reads are well-formed.
+ */
+function resolveChecked(generator: Generator, parsed: ParsedRequest) {
+  const resolution = parsed.selectionUsable ? resolve(generator.catalogue, parsed.request) : undefined;
+  const errors = [...parsed.errors, ...(resolution?.errors ?? [])];
+  if (errors.length) throw validationError('the configuration is invalid', errors);
+  return { request: parsed.request, resolution: resolution! };
 }
 
 const envelopes = new WeakMap<Bundle, Buffer>();

@@ -45,6 +45,15 @@ describe('format json', () => {
     assert.match(compose.services.postgresql.environment!.POSTGRES_PASSWORD, /^\$\{POSTGRESQL_POSTGRES_PASSWORD:\?/);
   });
 
+  test('service ports listen on 127.0.0.1 unless .env opens them; the proxy listens everywhere', async () => {
+    const bundle = await okData<Bundle>(await generate({ name: 'bind', services: ['redis'], proxy: 'caddy' }));
+    const compose = yaml.load(bundle.files['docker-compose.yml']) as { services: Record<string, { ports: string[] }> };
+    assert.deepEqual(compose.services.redis.ports, ['${STACK_BIND_ADDRESS:-127.0.0.1}:${REDIS_PORT_6379:-6379}:6379']);
+    assert.ok(compose.services.caddy.ports.every((p) => p.startsWith('${CADDY_PORT_')), compose.services.caddy.ports.join());
+    assert.equal(envExampleKeys(bundle.files['.env.example']).get('STACK_BIND_ADDRESS'), '127.0.0.1');
+    assert.match(bundle.files['README.md'], /STACK_BIND_ADDRESS=0\.0\.0\.0/);
+  });
+
   test('deployment bare-metal adds the native installers and install scripts', async () => {
     const bundle = await okData<Bundle>(await generate({ name: 'hybrid', preset: 'automation-hub', deploymentType: 'bare-metal' }));
     for (const file of ['install.sh', 'install.ps1', 'native/openclaw.sh']) assert.ok(bundle.files[file], `missing ${file}`);

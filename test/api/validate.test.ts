@@ -132,6 +132,13 @@ describe('400 VALIDATION_ERROR', () => {
     assert.match(noType.details.errors[0], /Content-Type: application\/json/);
   });
 
+  test('schema problems and catalogue problems come back together', async () => {
+    const list = await errors({ name: 'Bad Name', services: ['postgress'], skills: ['web-research'] });
+    assert.ok(list.some((e) => /^name must be 1 to 63 characters/.test(e)), list.join('\n'));
+    assert.ok(list.includes('unknown service "postgress" (did you mean "postgresql"?)'));
+    assert.ok(list.includes('skill pack "web-research" needs service "searxng": add it to services'));
+  });
+
   test('more than 200 ids in a list is refused', async () => {
     const list = await errors({ services: Array.from({ length: 201 }, (_, i) => `s${i}`) });
     assert.ok(list.some((e) => /services must hold at most 200 items/.test(e)), list.join('\n'));

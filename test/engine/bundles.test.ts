@@ -31,9 +31,26 @@ function matrix(): GenerateRequest[] {
     cases.push({ name: `fw-${primary}`, primaryFramework: primary, companionFrameworks: [companion], preset: 'web-agent', proxy: 'caddy' });
   });
   for (const preset of presets) cases.push({ name: `bm-${preset}`, preset, deploymentType: 'bare-metal', proxy: 'traefik', domain: 'example.net' });
+  // every service in some bundle: all of them in as few stacks as conflicts allow
+  everyServiceGroups().forEach((services, i) => {
+    cases.push({ name: `every-${i}`, services, proxy: proxies[1 + (i % (proxies.length - 1))], domain: i % 2 ? undefined : 'all.example.com' });
+    cases.push({ name: `every-${i}-bm`, services, deploymentType: 'bare-metal', proxy: 'caddy' });
+  });
   cases.push({ name: 'gpu-arm', preset: 'local-ai', gpu: true, platform: 'linux/arm64', proxy: 'nginx' });
   cases.push({ name: 'amd-full', preset: 'full-stack', platform: 'linux/amd64', proxy: 'traefik', domain: 'stack.example.com', primaryFramework: 'memu', companionFrameworks: ['codex', 'nanoclaw'] });
   return cases;
+}
+
+/** The catalogue's services split greedily into groups without a conflicting pair. */
+function everyServiceGroups(): string[][] {
+  const groups: string[][] = [];
+  const conflicts = (a: string, b: string) => [[a, b], [b, a]].some(([x, y]) => catalogue.services.get(x)!.manifest.conflictsWith?.includes(y));
+  for (const id of catalogue.services.keys()) {
+    const group = groups.find((g) => g.every((other) => !conflicts(id, other)));
+    if (group) group.push(id);
+    else groups.push([id]);
+  }
+  return groups;
 }
 
 const cases = matrix();
@@ -53,7 +70,8 @@ describe('generated bundles pass the real validators', () => {
     cases.forEach((request, i) => runs.set(request.name, results[i]));
   });
 
-  test('the matrix covers every preset, proxy and framework (as primary and as companion), bare-metal, GPU and platform', () => {
+  test('the matrix covers every service, preset, proxy and framework (as primary and as companion), bare-metal, GPU and platform', () => {
+    for (const id of catalogue.services.keys()) assert.ok(cases.some((c) => c.services?.includes(id)), `service ${id} is in no bundle`);
     for (const p of presets) assert.ok(cases.some((c) => c.preset === p && c.deploymentType === 'bare-metal'));
     for (const f of frameworks) {
       assert.ok(cases.some((c) => c.primaryFramework === f));
