@@ -126,4 +126,10 @@ await load(`POST /api/v1/generate (${largest.id}, json)`, {
   url: `${base}/api/v1/generate`, connections: 32, method: 'POST',
   headers: { 'content-type': 'application/json', authorization: 'Bearer bench' }, body: JSON.stringify(request),
 });
+let counter = 0;
+await load(`POST /api/v1/generate (${largest.id}, a new name each request: bundle cache misses)`, {
+  url: `${base}/api/v1/generate`, connections: 32, method: 'POST',
+  headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+  requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...request, name: `bench-${counter++}` }) }) }],
+});
 server.stop();

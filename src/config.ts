@@ -28,6 +28,8 @@ export interface Config {
   redisUrl?: string;
   bodyLimitBytes: number;
   renderCacheSize: number;
+  /** bytes of whole bundles kept for repeated requests (0 turns the bundle cache off) */
+  bundleCacheBytes: number;
   /** the start-up snapshot of the checked catalogue ('' turns it off) */
   catalogueCacheFile: string;
   logRequests: boolean;
@@ -60,6 +62,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     bodyLimitBytes: int('STACK_BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
     renderCacheSize: int('STACK_RENDER_CACHE_SIZE', 2000, 0, 1e6),
+    bundleCacheBytes: int('STACK_BUNDLE_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
     catalogueCacheFile: env.STACK_CATALOGUE_CACHE ?? path.join(REPO_ROOT, 'dist', 'catalogue-cache.json'),
     logRequests: env.STACK_LOG_REQUESTS === '1',
   };

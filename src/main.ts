@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     catalogue,
     keys: new ApiKeys(apiKeys),
     rateLimiter: new RateLimiter(config.rateLimits, store),
-    generator: new Generator(catalogue, config.templatesDir, config.renderCacheSize),
+    generator: new Generator(catalogue, config.templatesDir, config.renderCacheSize, config.bundleCacheBytes),
     version,
     startedAt,
   });

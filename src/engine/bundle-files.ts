@@ -65,10 +65,6 @@ function bundleContext(model: StackModel) {
       const { command, workdir } = (m.plugin as FrameworkPlugin).manifest.interactive!;
       return { id: m.plugin.id, name: m.plugin.manifest.name, command: `${workdir ? `-w ${workdir} ` : ''}${m.plugin.id} ${command}` };
     });
-  const notes: string[] = [];
-  if (resolution.ignoredByPreset.length) {
-    notes.push(`The request named preset "${resolution.ignoredByPreset.length ? 'and' : ''}" ${resolution.ignoredByPreset.join(' and ')} as well; the preset was used and those fields were ignored.`);
-  }
   return {
     stack: { name: options.name, domain: options.domain ?? null, deployment: options.deployment, gpu: options.gpu, platform: options.platform ?? null },
     primary: { id: resolution.primary.id, name: resolution.primary.manifest.name },
@@ -78,7 +74,7 @@ function bundleContext(model: StackModel) {
     members: model.members.map((m) => ({
       id: m.plugin.id,
       role: m.role ? `${m.role} ${ROLE[m.plugin.kind]}` : ROLE[m.plugin.kind],
-      image: `${m.plugin.manifest.image}:${m.plugin.manifest.imageTag}`,
+      image: m.placement === 'native' ? `installed by native/${m.plugin.id}.sh` : `${m.plugin.manifest.image}:${m.plugin.manifest.imageTag}`,
       placement: m.placement,
       docs: m.plugin.manifest.links.docs,
     })),
@@ -89,6 +85,10 @@ function bundleContext(model: StackModel) {
     volumes: model.members.filter((m) => m.placement === 'container').flatMap((m) => (m.plugin.manifest.volumes ?? []).map((v) => volumeName(m.plugin.id, v.name))),
     urls: [
       ...webPorts.map((p) => ({ label: `${byId.get(p.plugin)!.plugin.manifest.name}, ${lowerFirst(p.description)}`, variable: p.variable, port: p.host, path: '/', url: null as string | null })),
+      // native parts listen on the host at their own ports
+      ...model.members.filter((m) => m.placement === 'native').flatMap((m) => (m.plugin.manifest.ports ?? []).filter((p) => p.web).map((p) => ({
+        label: `${m.plugin.manifest.name} (native), ${lowerFirst(p.description)}`, variable: null as string | null, port: p.container, path: '', url: `http://localhost:${p.container}/`,
+      }))),
       ...model.routes.map((r) => ({ label: `${byId.get(r.service)!.plugin.manifest.name} via the proxy`, variable: null as string | null, port: 0, path: '', url: r.url })),
     ],
     routes: model.routes,
@@ -105,8 +105,8 @@ function bundleContext(model: StackModel) {
       id: m.plugin.id, name: m.plugin.manifest.name, windows: (m.plugin.manifest as { native?: { windows?: string } }).native?.windows ?? null,
     })),
     portMoves: model.portMoves,
+    // PRESET_OVERRIDES among them names the fields a preset made the generator ignore
     warnings: model.warnings,
-    notes,
     sh: shellQuote,
     ps: psQuote,
     dotenv: dotenvValue,
@@ -116,7 +116,6 @@ function bundleContext(model: StackModel) {
 function lowerFirst(text: string): string {
   return /^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
 }
-
 
 /** Context of native/<id>.sh: the recipe, and the environment mapped from .env for the host. */
 function nativeContext(model: StackModel, member: StackMember, shared: ReturnType<typeof bundleContext>) {

@@ -36,7 +36,7 @@ export class Generator {
    */
   private readonly bundles: LRUCache<string, Bundle> | undefined;
 
-  constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 64 * 1024 * 1024) {
+  constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 16 * 1024 * 1024) {
     this.cache = new FragmentCache(cacheSize);
     this.bundles = cacheSize > 0 && bundleCacheBytes > 0
       ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: (b: Bundle) => Math.max(1, bundleSize(b)) })

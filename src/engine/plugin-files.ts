@@ -46,23 +46,31 @@ function serviceEntries(model: StackModel, viewer: 'container' | 'native'): Serv
   });
 }
 
-function baseContext(model: StackModel, member: StackMember) {
-  const services = serviceEntries(model, member.placement);
+/** What every template of one stack sees alike, for readers in containers or on the host. */
+function sharedContext(model: StackModel, placement: StackMember['placement']) {
+  const services = serviceEntries(model, placement);
   const ids = new Set(services.map((s) => s.id));
   return {
     stack: { name: model.options.name, domain: model.options.domain ?? null, deployment: model.options.deployment },
-    self: services.find((s) => s.id === member.plugin.id) ?? null,
     services,
     has: (id: string) => ids.has(id),
+    routes: model.routes,
+    yaml: yamlScalar,
+    str: configString,
+  };
+}
+
+/** The context of one plugin's template: the shared part plus what depends on the plugin. */
+function pluginContext(shared: ReturnType<typeof sharedContext>, model: StackModel, member: StackMember) {
+  return {
+    ...shared,
+    self: shared.services.find((s) => s.id === member.plugin.id) ?? null,
     skills: model.skillPacks.map((p) => ({
       id: p.id,
       name: p.manifest.name,
       dir: skillDir(member, p.id),
       skills: p.skills.map((s) => ({ id: s.id, name: s.name, description: s.description })),
     })),
-    routes: model.routes,
-    yaml: yamlScalar,
-    str: configString,
   };
 }
 
@@ -104,15 +112,22 @@ export class PluginFileRenderer {
   render(model: StackModel): Map<string, string> {
     const files = new Map<string, string>();
     const fingerprint = stackFingerprint(model);
+    // built at most once per placement, and only when a template is not in the cache
+    const shared = new Map<StackMember['placement'], ReturnType<typeof sharedContext>>();
+    const sharedFor = (placement: StackMember['placement']) => {
+      let context = shared.get(placement);
+      if (!context) shared.set(placement, (context = sharedContext(model, placement)));
+      return context;
+    };
     for (const member of model.members) {
       const p = member.plugin;
       if (p.kind === 'framework') {
         const fw = p as FrameworkPlugin;
-        files.set(frameworkConfigPath(p.id), this.renderOne(model, fingerprint, member, fw.manifest.config.template, { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } }));
+        files.set(frameworkConfigPath(p.id), this.renderOne(model, fingerprint, sharedFor, member, fw.manifest.config.template, { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } }));
       } else if (p.kind === 'service') {
-        for (const f of (p as ServicePlugin).manifest.files ?? []) files.set(serviceFilePath(p.id, f.template), this.renderOne(model, fingerprint, member, f.template, {}));
+        for (const f of (p as ServicePlugin).manifest.files ?? []) files.set(serviceFilePath(p.id, f.template), this.renderOne(model, fingerprint, sharedFor, member, f.template, {}));
       } else {
-        for (const f of (p as ProxyPlugin).manifest.configFiles) files.set(f.path, this.renderOne(model, fingerprint, member, f.template, {}));
+        for (const f of (p as ProxyPlugin).manifest.configFiles) files.set(f.path, this.renderOne(model, fingerprint, sharedFor, member, f.template, {}));
       }
     }
     for (const pack of model.skillPacks) {
@@ -123,12 +138,15 @@ export class PluginFileRenderer {
     return files;
   }
 
-  private renderOne(model: StackModel, fingerprint: string, member: StackMember, template: string, extra: Record<string, unknown>): string {
+  private renderOne(
+    model: StackModel, fingerprint: string, sharedFor: (placement: StackMember['placement']) => ReturnType<typeof sharedContext>,
+    member: StackMember, template: string, extra: Record<string, unknown>,
+  ): string {
     // what the template can see is fixed by the stack (fingerprint), where the plugin runs and `extra`
     const inputKey = `${fingerprint}\0${member.placement}\0${JSON.stringify(extra)}`;
     return this.cache.get(`file:${template}`, member.plugin.hash, inputKey, () => {
       try {
-        return renderTemplate(this.template(member.plugin, template), { ...baseContext(model, member), ...extra });
+        return renderTemplate(this.template(member.plugin, template), { ...pluginContext(sharedFor(member.placement), model, member), ...extra });
       } catch (e) {
         throw new Error(`template ${template} of ${member.plugin.kind} "${member.plugin.id}" failed: ${templateErrorMessage(e)}`);
       }

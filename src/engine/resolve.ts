@@ -33,8 +33,6 @@ export interface Resolution {
   resolvedServices: string[];
   resolvedSkills: string[];
   estimatedMemoryMB: number;
-  /** fields the preset made the resolver ignore */
-  ignoredByPreset: string[];
 }
 
 export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolution {
@@ -163,7 +161,6 @@ export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolu
     resolvedServices,
     resolvedSkills: skillPacks.map((p) => p.id),
     estimatedMemoryMB,
-    ignoredByPreset,
   };
 }
 
