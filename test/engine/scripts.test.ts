@@ -1,0 +1,106 @@
+// The generated scripts run for real, against a stand-in `docker` on PATH that records its calls:
+// .env creation, secret filling, re-runs that keep .env, required keys, backups.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { readConfig } from '../../src/config.js';
+import { Generator } from '../../src/engine/generate.js';
+import { envExampleKeys, writeBundle } from '../support/bundle.js';
+import { shippedCatalogue } from '../support/server.js';
+
+const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir, 100);
+
+/** A bundle on disk plus a fake docker that logs each call and answers like a healthy daemon. */
+function setup(request: Parameters<Generator['generate']>[0], opts: { noDocker?: boolean } = {}) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-scripts-'));
+  const dir = path.join(root, request.name);
+  writeBundle(dir, generator.generate(request).files);
+  const bin = path.join(root, 'bin');
+  fs.mkdirSync(bin);
+  const log = path.join(root, 'docker.log');
+  if (!opts.noDocker) {
+    fs.writeFileSync(path.join(bin, 'docker'), `#!/usr/bin/env bash
+echo "$*" >> ${JSON.stringify(log)}
+case "$*" in
+  "compose ps -q") echo c1 ;;
+  inspect*) [[ "$*" == *Health* ]] && echo healthy || echo /c1 ;;
+esac
+exit 0
+`, { mode: 0o755 });
+  }
+  // a PATH with the usual tools but no real docker
+  const PATH = `${bin}:/usr/bin:/bin`;
+  const run = (script: string, ...args: string[]) =>
+    spawnSync('bash', [path.join(dir, script), ...args], { cwd: root, env: { PATH, HOME: root }, encoding: 'utf8', timeout: 20_000 });
+  const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : []);
+  return { dir, run, calls };
+}
+
+describe('scripts/start.sh', () => {
+  test('creates .env with every secret filled, starts the stack and prints the addresses', () => {
+    const { dir, run, calls } = setup({ name: 'starter', preset: 'automation-hub', proxy: 'caddy' });
+    const res = run('scripts/start.sh');
+    assert.equal(res.status, 0, res.stderr + res.stdout);
+    assert.match(res.stdout, /The stack is up/);
+    assert.match(res.stdout, /n8n, .*: http:\/\/localhost:5678\//);
+    assert.ok(calls().includes('compose up -d --remove-orphans'), calls().join('\n'));
+    const env = envExampleKeys(fs.readFileSync(path.join(dir, '.env'), 'utf8'));
+    assert.equal((fs.statSync(path.join(dir, '.env')).mode & 0o777), 0o600);
+    assert.match(env.get('POSTGRESQL_POSTGRES_PASSWORD')!, /^[A-Za-z0-9]{32}$/);
+    assert.match(env.get('OPENCLAW_OPENCLAW_GATEWAY_TOKEN')!, /^[a-f0-9]{64}$/);
+    assert.equal(env.get('POSTGRESQL_POSTGRES_USER'), 'stack');
+  });
+
+  test('a second run keeps .env as it is, secrets and user edits alike', () => {
+    const { dir, run } = setup({ name: 'rerun', services: ['redis'] });
+    assert.equal(run('scripts/start.sh').status, 0);
+    const envFile = path.join(dir, '.env');
+    fs.appendFileSync(envFile, 'OPENAI_API_KEY=sk-user\n');
+    const before = fs.readFileSync(envFile, 'utf8');
+    const res = run('scripts/start.sh');
+    assert.equal(res.status, 0, res.stderr);
+    assert.equal(fs.readFileSync(envFile, 'utf8'), before);
+    assert.doesNotMatch(res.stdout, /generated/);
+  });
+
+  test('two stacks never share a secret', () => {
+    const a = setup({ name: 'one', services: ['redis'] });
+    const b = setup({ name: 'two', services: ['redis'] });
+    a.run('scripts/start.sh');
+    b.run('scripts/start.sh');
+    const secret = (dir: string) => envExampleKeys(fs.readFileSync(path.join(dir, '.env'), 'utf8')).get('REDIS_REDIS_PASSWORD');
+    assert.notEqual(secret(a.dir), secret(b.dir));
+  });
+
+  test('without Docker it stops with a message saying what to install', () => {
+    const { run } = setup({ name: 'nodocker' }, { noDocker: true });
+    const res = run('scripts/start.sh');
+    assert.notEqual(res.status, 0);
+    assert.match(res.stderr, /Docker is not installed/);
+  });
+});
+
+describe('scripts/backup.sh', () => {
+  test('stops the stack, archives every named volume, starts it again', () => {
+    const { run, calls } = setup({ name: 'saver', services: ['redis', 'qdrant'] });
+    const res = run('scripts/backup.sh');
+    assert.equal(res.status, 0, res.stderr + res.stdout);
+    const log = calls();
+    assert.equal(log[log.indexOf('compose stop') + 1]?.startsWith('volume inspect saver_'), true, log.join('\n'));
+    for (const volume of ['redis-data', 'qdrant-storage']) {
+      assert.ok(log.some((l) => l.startsWith(`run --rm -v saver_${volume}:/data:ro`) && l.includes(`tar czf /backup/${volume}.tar.gz`)), `${volume}:\n${log.join('\n')}`);
+    }
+    assert.equal(log.at(-1), 'compose start');
+    assert.match(res.stdout, /restore: scripts\/backup\.sh restore/);
+  });
+
+  test('restore needs an existing backup folder', () => {
+    const { run } = setup({ name: 'restorer', services: ['redis'] });
+    const res = run('scripts/backup.sh', 'restore', 'backups/nope');
+    assert.notEqual(res.status, 0);
+    assert.match(res.stderr, /usage: scripts\/backup\.sh restore/);
+  });
+});
