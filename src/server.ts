@@ -1,7 +1,6 @@
 // The HTTP server: routing (find-my-way), then for every request the same steps in one place:
 // rate limit → auth → body → handler → envelope. Routes only return data or throw ApiError.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import FindMyWay from 'find-my-way';
 import type { Config } from './config.js';
 import type { Catalogue } from './catalogue/types.js';
@@ -27,6 +26,15 @@ export interface AppDeps {
   startedAt: number;
 }
 
+/** The request target as a URL. Appended to a fixed origin, so `//x` stays a path (not a host). */
+function requestUrl(req: IncomingMessage): URL {
+  try {
+    return new URL(`http://localhost${(req.url ?? '/').startsWith('/') ? '' : '/'}${req.url ?? ''}`);
+  } catch {
+    throw new ApiError('VALIDATION_ERROR', 'the request target is not a valid URL path', { details: { errors: [`cannot parse ${JSON.stringify(req.url)}`] } });
+  }
+}
+
 export function createServer(deps: AppDeps): http.Server {
   const { config, catalogue, keys, rateLimiter } = deps;
   const health = () => ({
@@ -47,7 +55,7 @@ export function createServer(deps: AppDeps): http.Server {
   const trusted = new Set(config.trustProxy);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestUrl(req);
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     const found = router.find(method as 'GET', url.pathname);
     const route = found?.store as Route | undefined;
@@ -78,10 +86,7 @@ export function createServer(deps: AppDeps): http.Server {
     }
     const body = route.method === 'POST' ? await readJsonBody(req, config.bodyLimitBytes) : undefined;
     const reply = await route.handle({ req, params: found!.params, query: url.searchParams, body });
-    if ('stream' in reply) {
-      res.writeHead(200, reply.headers);
-      await pipeline(reply.stream, res);
-    } else if ('body' in reply) {
+    if ('body' in reply) {
       res.writeHead(200, { ...reply.headers, 'Content-Length': reply.body.length });
       res.end(reply.body);
     } else if ('envelope' in reply) {

@@ -16,7 +16,7 @@ export function isExecutable(file: string): boolean {
 }
 
 /** A gzip stream of the bundle's tar. */
-export async function archiveStream(bundle: Bundle): Promise<Readable> {
+async function archiveStream(bundle: Bundle): Promise<Readable> {
   tar ??= (await import('tar-stream')).default;
   const pack = tar.pack();
   const dirs = new Set<string>();

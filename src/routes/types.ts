@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
 import type { BucketName } from '../http/rate-limit.js';
 
 export interface RouteContext {
@@ -14,8 +13,7 @@ export interface RouteContext {
 export type Reply =
   | { data: unknown; status?: number }
   | { envelope: Buffer }
-  | { body: Buffer; headers: Record<string, string> }
-  | { stream: Readable; headers: Record<string, string> };
+  | { body: Buffer; headers: Record<string, string> };
 
 /** What the OpenAPI description says of a route (routes/openapi.ts). */
 export interface RouteDoc {

@@ -162,7 +162,13 @@ describe('unknown paths and methods', () => {
     await apiError(res2, 405, 'METHOD_NOT_ALLOWED');
   });
 
-  test('trailing slashes are tolerated', async () => {
+  test('trailing and doubled slashes are tolerated', async () => {
     await okData(await server.get('/api/v1/skills/'));
+    await okData(await server.get('//api/v1//skills'));
+  });
+
+  test('a malformed path is a 404, never a 500', async () => {
+    await apiError(await server.get('/api/v1/presets/%E0%A4%A'), 404, 'NOT_FOUND');
+    await apiError(await server.get('/api/v1/services/%zz'), 404, 'NOT_FOUND');
   });
 });
