@@ -1,5 +1,4 @@
 // Step 3 of loading: freeze the checked plugins into the immutable catalogue with its indexes.
-import crypto from 'node:crypto';
 import type { RawCatalogue } from './read.js';
 import type { Catalogue, ServicePlugin } from './types.js';
 
@@ -22,9 +21,6 @@ export function buildSnapshot(raw: RawCatalogue): Catalogue {
   };
 
   const frameworks = byId(raw.frameworks);
-  const all = [...raw.services, ...raw.frameworks, ...raw.proxies, ...raw.skillPacks, ...raw.presets]
-    .map((p) => `${p.kind}:${p.id}:${p.hash}`)
-    .sort();
 
   return Object.freeze({
     categories: new Map(raw.categories.map((c) => [c.id, Object.freeze({ ...c })])),
@@ -37,7 +33,6 @@ export function buildSnapshot(raw: RawCatalogue): Catalogue {
     servicesByCategory: index((s) => [s.manifest.category]),
     servicesByTag: index((s) => s.manifest.tags ?? []),
     servicesByMaturity: index((s) => [s.manifest.maturity]),
-    hash: crypto.createHash('sha256').update(JSON.stringify(raw.categories)).update(all.join('\n')).digest('hex').slice(0, 16),
   });
 }
 

@@ -127,6 +127,4 @@ export interface Catalogue {
   readonly servicesByCategory: ReadonlyMap<string, readonly ServicePlugin[]>;
   readonly servicesByTag: ReadonlyMap<string, readonly ServicePlugin[]>;
   readonly servicesByMaturity: ReadonlyMap<string, readonly ServicePlugin[]>;
-  /** a hash over every plugin: changes whenever any file of the catalogue changes */
-  readonly hash: string;
 }

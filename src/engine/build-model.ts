@@ -15,7 +15,6 @@ export function buildModel(resolution: Resolution, options: StackOptions): Stack
     options,
     resolution,
     members,
-    frameworks: [resolution.primary, ...resolution.companions],
     skillPacks: resolution.skillPacks,
     env,
     ports,
@@ -62,7 +61,7 @@ function allocatePorts(members: StackMember[]) {
       if (host !== p.host) portMoves.push({ plugin: m.plugin.id, container: p.container, from: p.host, to: host });
       ports.push({
         plugin: m.plugin.id, container: p.container, protocol, variable: portVariable(m.plugin.id, p.container, protocol),
-        wanted: p.host, host, web: p.web ?? false, description: p.description, proxy: m.plugin.kind === 'proxy',
+        host, web: p.web ?? false, description: p.description, proxy: m.plugin.kind === 'proxy',
       });
     }
   }

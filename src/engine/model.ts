@@ -1,6 +1,6 @@
 // The stack model: everything the file builders need, computed once per request from the resolution.
 // Builders (compose, env file, proxy, scripts, README) only read it.
-import type { ContainerPlugin, EnvSpec, FrameworkPlugin, SkillPackPlugin } from '../catalogue/types.js';
+import type { ContainerPlugin, EnvSpec, SkillPackPlugin } from '../catalogue/types.js';
 import type { Warning } from '../errors.js';
 import type { Resolution } from './resolve.js';
 import { envPrefix } from './escape.js';
@@ -31,8 +31,6 @@ export interface PublishedPort {
   protocol: 'tcp' | 'udp';
   /** the .env variable holding the host port */
   variable: string;
-  /** host port wanted by the manifest */
-  wanted: number;
   /** host port given after clash resolution */
   host: number;
   web: boolean;
@@ -67,7 +65,6 @@ export interface StackModel {
   resolution: Resolution;
   /** in compose order: framework requirements, frameworks, services, proxy */
   members: StackMember[];
-  frameworks: FrameworkPlugin[];
   skillPacks: SkillPackPlugin[];
   env: EnvVar[];
   ports: PublishedPort[];
