@@ -29,6 +29,11 @@ export class ApiError extends Error {
   }
 }
 
+/** 400 for a validate or generate request, listing every problem of the configuration. */
+export function invalidConfiguration(errors: string[]): ApiError {
+  return validationError('the configuration is invalid', errors);
+}
+
 /** 400 with the list of problems the client has to fix. */
 export function validationError(message: string, errors: string[]): ApiError {
   return new ApiError('VALIDATION_ERROR', message, { details: { errors } });

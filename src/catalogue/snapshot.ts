@@ -1,4 +1,5 @@
 // Step 3 of loading: freeze the checked plugins into the immutable catalogue with its indexes.
+import { deepFreeze } from '../freeze.js';
 import type { RawCatalogue } from './read.js';
 import type { Catalogue, ServicePlugin } from './types.js';
 
@@ -34,13 +35,4 @@ export function buildSnapshot(raw: RawCatalogue): Catalogue {
     servicesByTag: index((s) => s.manifest.tags ?? []),
     servicesByMaturity: index((s) => [s.manifest.maturity]),
   });
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    if (value instanceof Map) for (const v of value.values()) deepFreeze(v);
-    else for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }

@@ -15,12 +15,11 @@ export function buildModel(resolution: Resolution, options: StackOptions): Stack
     options,
     resolution,
     members,
-    skillPacks: resolution.skillPacks,
+    plugins: new Map(members.map((m) => [m.plugin.id, m.plugin])),
     env,
     ports,
     routes,
     portMoves,
-    warnings: resolution.warnings,
   };
 }
 

@@ -98,7 +98,7 @@ function bundleContext(model: StackModel) {
       automaticHttps: Boolean(proxy.manifest.automaticHttps),
       files: (proxy as ProxyPlugin).manifest.configFiles.map((f) => f.path),
     } : null,
-    skills: model.skillPacks.map((p) => ({ id: p.id, name: p.manifest.name, skills: p.manifest.skills })),
+    skills: resolution.skillPacks.map((p) => ({ id: p.id, name: p.manifest.name, skills: p.manifest.skills })),
     interactive,
     hostMounts: model.members.flatMap((m) => (m.plugin.manifest.hostMounts ?? []).map((h) => ({ plugin: m.plugin.id, ...h }))),
     natives: model.members.filter((m) => m.placement === 'native').map((m) => ({
@@ -106,7 +106,7 @@ function bundleContext(model: StackModel) {
     })),
     portMoves: model.portMoves,
     // PRESET_OVERRIDES among them names the fields a preset made the generator ignore
-    warnings: model.warnings,
+    warnings: resolution.warnings,
     sh: shellQuote,
     ps: psQuote,
     dotenv: dotenvValue,
@@ -121,7 +121,6 @@ function lowerFirst(text: string): string {
 function nativeContext(model: StackModel, member: StackMember, shared: ReturnType<typeof bundleContext>) {
   const plugin = member.plugin;
   const native = (plugin.manifest as { native?: { install: string; run?: string } }).native!;
-  const plugins = new Map(model.members.map((m) => [m.plugin.id, m.plugin]));
   // a native process reaches everything through the host: containers on their published ports
   const published = new Map(model.ports.map((p) => [`${p.plugin}:${p.container}`, p]));
   const hostView: ValueView = {
@@ -135,7 +134,7 @@ function nativeContext(model: StackModel, member: StackMember, shared: ReturnTyp
   };
   const env = (plugin.manifest.environment ?? []).map((spec) => ({
     name: spec.name,
-    value: spec.value !== undefined ? substituteRefs(spec.value, plugins, hostView) || "''" : `"$(env_value ${envKey(plugin.id, spec)})"`,
+    value: spec.value !== undefined ? substituteRefs(spec.value, model.plugins, hostView) || "''" : `"$(env_value ${envKey(plugin.id, spec)})"`,
   }));
   const fw = plugin.kind === 'framework' ? (plugin as FrameworkPlugin).manifest : undefined;
   return {

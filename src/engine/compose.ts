@@ -38,8 +38,8 @@ export function buildCompose(model: StackModel, cache: FragmentCache): string {
 function members(model: StackModel) {
   const containers = model.members.filter((m) => m.placement === 'container');
   const inCompose = new Set(containers.map((m) => m.plugin.id));
-  const plugins = new Map(model.members.map((m) => [m.plugin.id, m.plugin]));
-  return containers.map((member) => ({ member, input: fragmentInput(member, model, inCompose), plugins }));
+  const nativeIds = model.members.filter((m) => m.placement === 'native').map((m) => m.plugin.id);
+  return containers.map((member) => ({ member, input: fragmentInput(member, model, inCompose, nativeIds), plugins: model.plugins }));
 }
 
 function topLevel(model: StackModel): Record<string, unknown> {
@@ -72,9 +72,8 @@ interface FragmentInput {
   nativeIds: string[];
 }
 
-function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<string>): FragmentInput {
+function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<string>, nativeIds: string[]): FragmentInput {
   const plugin = member.plugin;
-  const byId = new Map(model.members.map((m) => [m.plugin.id, m.plugin]));
   // a plugin waits for the health of what it requires; frameworks and the proxy are only ordered after
   // the other services (service_started), so one slow optional service cannot hold the whole stack back
   const required = new Set(plugin.manifest.requires ?? []);
@@ -93,12 +92,12 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     ports: model.ports.filter((p) => p.plugin === plugin.id).map(({ variable, host, container, protocol, proxy }) => ({ variable, host, container, protocol, proxy })),
     dependsOn: deps
       .filter((id) => inCompose.has(id))
-      .map((id) => [id, required.has(id) && byId.get(id)?.manifest.healthcheck ? 'service_healthy' : 'service_started'] as [string, 'service_healthy' | 'service_started']),
+      .map((id) => [id, required.has(id) && model.plugins.get(id)?.manifest.healthcheck ? 'service_healthy' : 'service_started'] as [string, 'service_healthy' | 'service_started']),
     extraSecrets,
     platform: model.options.platform,
     gpu: model.options.gpu && gpuCapable,
     bareMetal: model.options.deployment === 'bare-metal',
-    nativeIds: model.members.filter((m) => m.placement === 'native').map((m) => m.plugin.id),
+    nativeIds,
   };
 }
 

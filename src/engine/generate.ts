@@ -2,7 +2,8 @@
 // snapshot; it owns the compiled bundle templates and the fragment cache.
 import { LRUCache } from 'lru-cache';
 import type { Catalogue } from '../catalogue/types.js';
-import { ApiError, validationError } from '../errors.js';
+import { ApiError, invalidConfiguration } from '../errors.js';
+import { deepFreeze } from '../freeze.js';
 import { buildModel } from './build-model.js';
 import { BundleTemplates } from './bundle-files.js';
 import { buildCompose, COMPOSE_FILE } from './compose.js';
@@ -45,19 +46,14 @@ export class Generator {
     this.pluginFiles = new PluginFileRenderer(this.cache);
   }
 
-  /** The resolution, or a 400 listing every problem. */
-  resolveOrThrow(request: SelectionRequest): Resolution {
-    const resolution = resolve(this.catalogue, request);
-    if (resolution.errors.length) throw validationError('the configuration is invalid', resolution.errors);
-    return resolution;
-  }
-
-  /** The bundle of a request; `resolution` may be passed when the caller already resolved it. */
-  generate(request: GenerateRequest, resolution?: Resolution): Bundle {
+  /** The bundle of a request: from the cache for a repeat, else resolved (400 or 409 on problems) and rendered. */
+  generate(request: GenerateRequest): Bundle {
     const key = JSON.stringify(REQUEST_FIELDS.map((f) => request[f] ?? null));
     const cached = this.bundles?.get(key);
     if (cached) return cached;
-    const bundle = this.render(request, resolution ?? this.resolveOrThrow(request));
+    const resolution = resolve(this.catalogue, request);
+    if (resolution.errors.length) throw invalidConfiguration(resolution.errors);
+    const bundle = this.render(request, resolution);
     this.bundles?.set(key, bundle);
     return bundle;
   }
@@ -95,10 +91,4 @@ function bundleSize(bundle: Bundle): number {
   let size = 0;
   for (const [file, content] of Object.entries(bundle.files)) size += file.length + content.length;
   return size;
-}
-
-/** Bundles are shared through the cache: nobody may change one. */
-function deepFreeze<T extends object>(value: T): T {
-  for (const v of Object.values(value)) if (v && typeof v === 'object') deepFreeze(v);
-  return Object.freeze(value);
 }

@@ -1,7 +1,6 @@
 // The stack model: everything the file builders need, computed once per request from the resolution.
 // Builders (compose, env file, proxy, scripts, README) only read it.
-import type { ContainerPlugin, EnvSpec, SkillPackPlugin } from '../catalogue/types.js';
-import type { Warning } from '../errors.js';
+import type { ContainerPlugin, EnvSpec } from '../catalogue/types.js';
 import type { Resolution } from './resolve.js';
 import { envPrefix } from './escape.js';
 
@@ -65,12 +64,12 @@ export interface StackModel {
   resolution: Resolution;
   /** in compose order: framework requirements, frameworks, services, proxy */
   members: StackMember[];
-  skillPacks: SkillPackPlugin[];
+  /** every member's plugin by id */
+  plugins: ReadonlyMap<string, ContainerPlugin>;
   env: EnvVar[];
   ports: PublishedPort[];
   routes: Route[];
   portMoves: { plugin: string; container: number; from: number; to: number }[];
-  warnings: Warning[];
 }
 
 /** The .env key a plugin's variable is stored under. */

@@ -65,7 +65,7 @@ function pluginContext(shared: ReturnType<typeof sharedContext>, model: StackMod
   return {
     ...shared,
     self: shared.services.find((s) => s.id === member.plugin.id) ?? null,
-    skills: model.skillPacks.map((p) => ({
+    skills: model.resolution.skillPacks.map((p) => ({
       id: p.id,
       name: p.manifest.name,
       dir: skillDir(member, p.id),
@@ -81,7 +81,7 @@ function skillDir(member: StackMember, packId: string): string {
 }
 
 function skillsReadme(model: StackModel): string {
-  const packs = model.skillPacks.map((p) => `- \`${p.id}/\`: ${p.manifest.name} (${p.skills.map((s) => s.id).join(', ')})`);
+  const packs = model.resolution.skillPacks.map((p) => `- \`${p.id}/\`: ${p.manifest.name} (${p.skills.map((s) => s.id).join(', ')})`);
   return ['# Skills', '', 'Skill packs of this stack, one folder per skill with its SKILL.md. The framework reads this folder',
     '(mounted read-only in its container); add your own skill folders here and restart the framework.', '',
     ...(packs.length ? packs : ['No skill pack was selected.']), ''].join('\n');
@@ -99,7 +99,7 @@ function stackFingerprint(model: StackModel): string {
     model.members.map((m) => [m.plugin.id, m.plugin.hash, m.placement]),
     model.ports.map((p) => [p.plugin, p.container, p.host]),
     model.routes,
-    model.skillPacks.map((p) => [p.id, p.hash]),
+    model.resolution.skillPacks.map((p) => [p.id, p.hash]),
   ]);
 }
 
@@ -119,38 +119,34 @@ export class PluginFileRenderer {
       if (!context) shared.set(placement, (context = sharedContext(model, placement)));
       return context;
     };
+    const renderOne = (member: StackMember, template: string, extra: Record<string, unknown> = {}): string => {
+      // what the template can see is fixed by the stack (fingerprint), where the plugin runs and `extra`
+      const inputKey = `${fingerprint}\0${member.placement}\0${JSON.stringify(extra)}`;
+      return this.cache.get(`file:${template}`, member.plugin.hash, inputKey, () => {
+        try {
+          return renderTemplate(this.template(member.plugin, template), { ...pluginContext(sharedFor(member.placement), model, member), ...extra });
+        } catch (e) {
+          throw new Error(`template ${template} of ${member.plugin.kind} "${member.plugin.id}" failed: ${templateErrorMessage(e)}`);
+        }
+      });
+    };
     for (const member of model.members) {
       const p = member.plugin;
       if (p.kind === 'framework') {
         const fw = p as FrameworkPlugin;
-        files.set(frameworkConfigPath(p.id), this.renderOne(model, fingerprint, sharedFor, member, fw.manifest.config.template, { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } }));
+        files.set(frameworkConfigPath(p.id), renderOne(member, fw.manifest.config.template, { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } }));
       } else if (p.kind === 'service') {
-        for (const f of (p as ServicePlugin).manifest.files ?? []) files.set(serviceFilePath(p.id, f.template), this.renderOne(model, fingerprint, sharedFor, member, f.template, {}));
+        for (const f of (p as ServicePlugin).manifest.files ?? []) files.set(serviceFilePath(p.id, f.template), renderOne(member, f.template));
       } else {
-        for (const f of (p as ProxyPlugin).manifest.configFiles) files.set(f.path, this.renderOne(model, fingerprint, sharedFor, member, f.template, {}));
+        for (const f of (p as ProxyPlugin).manifest.configFiles) files.set(f.path, renderOne(member, f.template));
       }
     }
-    for (const pack of model.skillPacks) {
+    for (const pack of model.resolution.skillPacks) {
       for (const skill of pack.skills) files.set(`skills/${pack.id}/${skill.id}/SKILL.md`, skill.body);
     }
     // the framework containers bind-mount skills/: it must exist even with no pack selected
     files.set('skills/README.md', skillsReadme(model));
     return files;
-  }
-
-  private renderOne(
-    model: StackModel, fingerprint: string, sharedFor: (placement: StackMember['placement']) => ReturnType<typeof sharedContext>,
-    member: StackMember, template: string, extra: Record<string, unknown>,
-  ): string {
-    // what the template can see is fixed by the stack (fingerprint), where the plugin runs and `extra`
-    const inputKey = `${fingerprint}\0${member.placement}\0${JSON.stringify(extra)}`;
-    return this.cache.get(`file:${template}`, member.plugin.hash, inputKey, () => {
-      try {
-        return renderTemplate(this.template(member.plugin, template), { ...pluginContext(sharedFor(member.placement), model, member), ...extra });
-      } catch (e) {
-        throw new Error(`template ${template} of ${member.plugin.kind} "${member.plugin.id}" failed: ${templateErrorMessage(e)}`);
-      }
-    });
   }
 
   private template(plugin: ContainerPlugin, name: string): CompiledTemplate {

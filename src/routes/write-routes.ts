@@ -4,8 +4,8 @@
 import { archiveBuffer } from '../engine/archive.js';
 import type { Bundle, Generator } from '../engine/generate.js';
 import { successEnvelope } from '../http/envelope.js';
-import { validationError } from '../errors.js';
-import { resolve } from '../engine/resolve.js';
+import { invalidConfiguration } from '../errors.js';
+import { resolve, type Resolution } from '../engine/resolve.js';
 import { parseStackRequest, type ParsedRequest } from './request.js';
 import type { Route } from './types.js';
 
@@ -15,7 +15,7 @@ export function writeRoutes({ generator }: { generator: Generator }): Route[] {
       method: 'POST', path: '/api/v1/validate', bucket: 'write', auth: true,
       doc: { summary: 'Resolve and check a selection without generating files', requestBody: 'ValidateRequest', response: 'validation' },
       handle: ({ body }) => {
-        const r = resolveChecked(generator, parseStackRequest('validate', body)).resolution;
+        const r = checkRequest(generator, parseStackRequest('validate', body));
         return {
           data: {
             valid: true,
@@ -31,8 +31,12 @@ export function writeRoutes({ generator }: { generator: Generator }): Route[] {
       method: 'POST', path: '/api/v1/generate', bucket: 'generate', auth: true,
       doc: { summary: 'Generate the files of a stack: JSON bundle, or a .tar.gz with format tar', requestBody: 'GenerateRequest', response: 'bundle', download: 'application/gzip', conflict: true },
       handle: async ({ body }) => {
-        const { request, resolution } = resolveChecked(generator, parseStackRequest('generate', body));
-        const bundle = generator.generate({ ...request, name: request.name! }, resolution);
+        const parsed = parseStackRequest('generate', body);
+        // a schema-valid request goes straight to the generator, which answers a repeat from its cache
+        // and resolves the rest itself; the resolver runs here only to list its problems beside the schema's
+        if (parsed.errors.length) checkRequest(generator, parsed);
+        const request = parsed.request;
+        const bundle = generator.generate({ ...request, name: request.name! });
         if (request.format === 'tar') {
           return {
             body: await archiveBuffer(bundle),
@@ -50,14 +54,14 @@ export function writeRoutes({ generator }: { generator: Generator }): Route[] {
 }
 
 /**
- * Schema problems and the resolver's problems in one 400, so a client fixes everything in one round;
- * the resolver runs only when the fields it reads are well-formed.
+ * The resolution of a valid request, or one 400 with the schema's and the resolver's problems together,
+ * so a client fixes everything in one round; the resolver runs only when the fields it reads are well-formed.
  */
-function resolveChecked(generator: Generator, parsed: ParsedRequest) {
+function checkRequest(generator: Generator, parsed: ParsedRequest): Resolution {
   const resolution = parsed.selectionUsable ? resolve(generator.catalogue, parsed.request) : undefined;
   const errors = [...parsed.errors, ...(resolution?.errors ?? [])];
-  if (errors.length) throw validationError('the configuration is invalid', errors);
-  return { request: parsed.request, resolution: resolution! };
+  if (errors.length) throw invalidConfiguration(errors);
+  return resolution!;
 }
 
 const envelopes = new WeakMap<Bundle, Buffer>();
