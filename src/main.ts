@@ -1,8 +1,6 @@
 // Entry point: read settings, load the catalogue (refusing to start on any error), start listening.
-import fs from 'node:fs';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { readConfig, REPO_ROOT } from './config.js';
+import { readConfig } from './config.js';
 import { loadCatalogue } from './catalogue/load.js';
 import { loadCatalogueWithCache } from './catalogue/snapshot-cache.js';
 import { formatProblem } from './catalogue/problems.js';
@@ -10,6 +8,7 @@ import { Generator } from './engine/generate.js';
 import { ApiKeys } from './http/auth.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createServer } from './server.js';
+import { STACKWRIGHT_VERSION } from './version.js';
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
@@ -50,7 +49,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const version = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version as string;
+  const version = STACKWRIGHT_VERSION;
   const server = createServer({
     config,
     catalogue,

@@ -92,8 +92,12 @@ export function readCatalogue(dirs: CatalogueDirs, problems: Problem[]): RawCata
 function templateNames(kind: PluginKind, manifest: Record<string, unknown>): { name: string; pointer: string }[] {
   const m = manifest as {
     files?: { template: string }[]; config?: { template: string }; configFiles?: { template: string }[];
+    databaseServer?: { setup: string };
   };
-  if (kind === 'service') return (m.files ?? []).map((f, i) => ({ name: f.template, pointer: `/files/${i}/template` }));
+  if (kind === 'service') {
+    const files = (m.files ?? []).map((f, i) => ({ name: f.template, pointer: `/files/${i}/template` }));
+    return m.databaseServer ? [...files, { name: m.databaseServer.setup, pointer: '/databaseServer/setup' }] : files;
+  }
   if (kind === 'framework' && m.config) return [{ name: m.config.template, pointer: '/config/template' }];
   if (kind === 'proxy') return (m.configFiles ?? []).map((f, i) => ({ name: f.template, pointer: `/configFiles/${i}/template` }));
   return [];

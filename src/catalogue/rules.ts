@@ -3,15 +3,16 @@
 import { compileTemplate, templateErrorMessage } from '../templating.js';
 import { didYouMean, type LoadRule, type Problem } from './problems.js';
 import type { RawCatalogue } from './read.js';
-import type { ContainerManifest, ContainerPlugin, EnvSpec, ServicePlugin } from './types.js';
+import type { ContainerManifest, ContainerPlugin, ServicePlugin } from './types.js';
 
 /**
  * References inside an env `value`: `{{id.VAR}}` (a variable of a plugin), `{{host:id}}` and
  * `{{port:id:PORT}}` (where a plugin is reached from the reader: a compose name and container port for
- * a container, 127.0.0.1 and the published host port for a native process).
+ * a container, 127.0.0.1 and the published host port for a native process), and `{{url:id}}` (the
+ * public URL a browser opens the plugin's first web port at; the only reference a `default` may hold).
  * Groups: 1-2 variable reference, 3-5 location reference.
  */
-export const VALUE_REF = /\{\{\s*(?:([a-z0-9][a-z0-9-]*)\.([A-Z_][A-Z0-9_]*)|(host|port):([a-z0-9][a-z0-9-]*)(?::(\d+))?)\s*\}\}/g;
+export const VALUE_REF = /\{\{\s*(?:([a-z0-9][a-z0-9-]*)\.([A-Z_][A-Z0-9_]*)|(host|port|url):([a-z0-9][a-z0-9-]*)(?::(\d+))?)\s*\}\}/g;
 
 /** A tag that names no fixed release. */
 export function isMovingTag(tag: string): boolean {
@@ -27,6 +28,7 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
   const skillPackIds = new Set(raw.skillPacks.map((p) => p.id));
   const containers: ContainerPlugin[] = [...raw.services, ...raw.frameworks, ...raw.proxies];
   const byId = new Map<string, ContainerPlugin>();
+  const allContainers = new Map(containers.map((c) => [c.id, c]));
 
   for (const plugin of containers) {
     const other = byId.get(plugin.id);
@@ -38,7 +40,7 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
       byId.set(plugin.id, plugin);
     }
     checkContainer(plugin, add);
-    checkServiceRefs(plugin, services, add);
+    checkServiceRefs(plugin, services, allContainers, add);
   }
 
   for (const s of raw.services) {
@@ -81,6 +83,24 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
   duplicates((m.environment ?? []).map((e) => e.name), (name, i) => add(plugin.file, `/environment/${i}/name`, 'env.duplicate', `variable ${name} is declared twice`));
   duplicates((m.volumes ?? []).map((v) => v.name), (name, i) => add(plugin.file, `/volumes/${i}/name`, 'volume.duplicate', `volume "${name}" is declared twice`));
   duplicates((m.ports ?? []).map((p) => `${p.container}/${p.protocol ?? 'tcp'}`), (port, i) => add(plugin.file, `/ports/${i}/container`, 'port.duplicate', `container port ${port} is listed twice`));
+  (m.ports ?? []).forEach((p, i) => {
+    if (p.web && !p.auth) {
+      add(plugin.file, `/ports/${i}`, 'port.auth', `web port ${p.container} declares no auth: own (a login or token the stack sets is enforced by default), none or first-visitor (the proxy puts basic auth in front); an API only agents call is web: false`);
+    } else if (!p.web && (p.auth || p.subpath)) {
+      add(plugin.file, `/ports/${i}/${p.auth ? 'auth' : 'subpath'}`, 'port.auth', `port ${p.container} is not web: true, so it gets no route and ${p.auth ? 'auth' : 'subpath'} means nothing: remove it or set web: true`);
+    }
+  });
+  (m.environment ?? []).forEach((e, i) => {
+    // <PREFIX>_URL is the address frameworks receive for each service
+    if (e.name === 'URL') add(plugin.file, `/environment/${i}/name`, 'env.reserved', `URL would be stored as ${plugin.id.toUpperCase().replace(/-/g, '_')}_URL, the address the stack hands frameworks: pick another name`);
+    if (e.client && !e.secret && e.value !== undefined) add(plugin.file, `/environment/${i}/client`, 'env.scope', 'client marks a credential; a fixed value is no credential: remove client');
+  });
+  if (plugin.kind === 'framework') {
+    const shared = new Set((m.environment ?? []).filter((e) => e.shared).map((e) => e.name));
+    plugin.manifest.firstRun.keys.forEach((key, i) => {
+      if (!shared.has(key)) add(plugin.file, `/firstRun/keys/${i}`, 'framework.first-run', `${key} is not a shared provider key this framework declares in environment`);
+    });
+  }
   for (const [name, source] of plugin.templates) {
     try {
       compileTemplate(source);
@@ -90,37 +110,59 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
   }
 }
 
-function checkServiceRefs(plugin: ContainerPlugin, services: Map<string, ServicePlugin>, add: Add): void {
+function checkServiceRefs(plugin: ContainerPlugin, services: Map<string, ServicePlugin>, containers: Map<string, ContainerPlugin>, add: Add): void {
   const requires = plugin.manifest.requires ?? [];
   requires.forEach((id, i) => {
     if (id === plugin.id) add(plugin.file, `/requires/${i}`, 'ref.self', 'a plugin cannot require itself');
     else if (!services.has(id)) add(plugin.file, `/requires/${i}`, 'ref.unknown', `requires unknown service "${id}"${didYouMean(id, services.keys())}`);
   });
   const own = plugin.manifest.environment ?? [];
-  const reachable = (target: string) => target === plugin.id || requires.includes(target);
   own.forEach((env, i) => {
-    if (env.value === undefined) return;
-    const where = `/environment/${i}/value`;
-    for (const [ref, target, variable, location, locationTarget, port] of env.value.matchAll(VALUE_REF)) {
+    if (env.ifPresent !== undefined && !containers.has(env.ifPresent)) {
+      add(plugin.file, `/environment/${i}/ifPresent`, 'ref.unknown', `ifPresent names unknown plugin "${env.ifPresent}"${didYouMean(env.ifPresent, containers.keys())}`);
+    }
+    // a variable may refer to this plugin, what it requires, and the plugin its emission depends on
+    const reachable = (target: string) => target === plugin.id || requires.includes(target) || target === env.ifPresent;
+    const lookup = (target: string) => (target === plugin.id ? plugin : containers.get(target));
+    if (env.default !== undefined) {
+      for (const [ref, , , location] of env.default.matchAll(VALUE_REF)) {
+        if (location !== 'url') add(plugin.file, `/environment/${i}/default`, 'env.ref', `${ref}: a default may hold only {{url:id}} references (it is written into .env); use value for the others`);
+      }
+    }
+    const text = env.value ?? env.default;
+    if (text === undefined) return;
+    const where = `/environment/${i}/${env.value !== undefined ? 'value' : 'default'}`;
+    for (const [ref, target, variable, location, locationTarget, port] of text.matchAll(VALUE_REF)) {
       if (location) {
-        const targetPlugin = locationTarget === plugin.id ? plugin : services.get(locationTarget);
+        const targetPlugin = lookup(locationTarget);
         if (!reachable(locationTarget) || !targetPlugin) {
-          add(plugin.file, where, 'env.ref', `${ref}: "${locationTarget}" is neither this plugin nor a service it requires; add it to requires`);
+          add(plugin.file, where, 'env.ref', `${ref}: "${locationTarget}" is neither this plugin, a service it requires nor its ifPresent plugin; add it to requires`);
         } else if (location === 'port' && !(targetPlugin.manifest.ports ?? []).some((p) => String(p.container) === port)) {
           add(plugin.file, where, 'env.ref', `${ref}: "${locationTarget}" has no container port ${port ?? '(missing: write {{port:id:PORT}})'}`);
-        } else if (location === 'host' && port) {
-          add(plugin.file, where, 'env.ref', `${ref}: write {{host:${locationTarget}}} without a port`);
+        } else if (location !== 'port' && port) {
+          add(plugin.file, where, 'env.ref', `${ref}: write {{${location}:${locationTarget}}} without a port`);
+        } else if (location === 'url' && !(targetPlugin.manifest.ports ?? []).some((p) => p.web)) {
+          add(plugin.file, where, 'env.ref', `${ref}: "${locationTarget}" has no web port, so no URL a browser opens`);
         }
         continue;
       }
-      const declared: EnvSpec[] | undefined = target === plugin.id ? own
-        : requires.includes(target) ? services.get(target)?.manifest.environment ?? [] : undefined;
-      if (!declared) {
-        add(plugin.file, where, 'env.ref', `${ref}: "${target}" is neither this plugin nor a service it requires; add it to requires`);
-      } else if (!declared.some((d) => d.name === variable && d.value === undefined)) {
+      const targetPlugin = reachable(target) ? lookup(target) : undefined;
+      const declared = targetPlugin?.manifest.environment?.find((d) => d.name === variable && d.value === undefined);
+      if (!targetPlugin) {
+        add(plugin.file, where, 'env.ref', `${ref}: "${target}" is neither this plugin, a service it requires nor its ifPresent plugin; add it to requires`);
+      } else if (!declared) {
         add(plugin.file, where, 'env.ref', `${ref}: "${target}" declares no variable ${variable} (without value) to refer to`);
+      } else if (target !== plugin.id && declared.secret && !declared.client) {
+        add(plugin.file, where, 'env.scope', `${ref}: ${variable} is a secret of "${target}" that stays with it (not client: true); use a credential of your own (e.g. databases: for a database user) or one "${target}" marks client`);
       }
     }
+  });
+  (plugin.manifest.databases ?? []).forEach((db, i) => {
+    const server = services.get(db.server);
+    if (!requires.includes(db.server)) add(plugin.file, `/databases/${i}/server`, 'database.server', `"${db.server}" is not in requires: add it`);
+    else if (server && !server.manifest.databaseServer) add(plugin.file, `/databases/${i}/server`, 'database.server', `"${db.server}" is no database server (it declares no databaseServer)`);
+    const password = own.find((e) => e.name === db.passwordEnv);
+    if (!password?.secret) add(plugin.file, `/databases/${i}/passwordEnv`, 'database.password', `${db.passwordEnv} must be a secret variable of this plugin (it becomes the role's password)`);
   });
 }
 

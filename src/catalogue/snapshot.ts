@@ -1,4 +1,5 @@
 // Step 3 of loading: freeze the checked plugins into the immutable catalogue with its indexes.
+import crypto from 'node:crypto';
 import { deepFreeze } from '../freeze.js';
 import type { RawCatalogue } from './read.js';
 import type { Catalogue, ServicePlugin } from './types.js';
@@ -24,6 +25,7 @@ export function buildSnapshot(raw: RawCatalogue): Catalogue {
   const frameworks = byId(raw.frameworks);
 
   return Object.freeze({
+    revision: revisionOf(raw),
     categories: new Map(raw.categories.map((c) => [c.id, Object.freeze({ ...c })])),
     services,
     frameworks,
@@ -35,4 +37,13 @@ export function buildSnapshot(raw: RawCatalogue): Catalogue {
     servicesByTag: index((s) => s.manifest.tags ?? []),
     servicesByMaturity: index((s) => [s.manifest.maturity]),
   });
+}
+
+/** A content hash of everything loaded: a bundle records it so a stack can be traced to its catalogue. */
+function revisionOf(raw: RawCatalogue): string {
+  const h = crypto.createHash('sha256');
+  const plugins = [...raw.services, ...raw.frameworks, ...raw.proxies, ...raw.skillPacks, ...raw.presets];
+  for (const p of plugins.map((x) => `${x.kind}/${x.id}@${x.hash}`).sort()) h.update(`${p}\n`);
+  h.update(JSON.stringify(raw.categories));
+  return h.digest('hex').slice(0, 16);
 }

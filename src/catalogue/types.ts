@@ -9,17 +9,37 @@ export interface PortSpec {
   host?: number;
   protocol?: 'tcp' | 'udp';
   web?: boolean;
+  /** who may use a web port (required with web: true): see docs/plugins.md "Exposure" */
+  auth?: PortAuth;
+  /** how the app lives under /<id>/ without a domain; absent: it does not, and gets no path route */
+  subpath?: 'strip' | 'native';
   description: string;
 }
+
+export type PortAuth = 'own' | 'none' | 'first-visitor';
 
 export interface EnvSpec {
   name: string;
   description: string;
   value?: string;
   default?: string;
-  secret?: true | { length?: number; charset?: 'hex' | 'alnum' };
+  secret?: true | { length?: number; charset?: 'hex' | 'alnum'; prefix?: string };
   required?: boolean;
   shared?: boolean;
+  /** a client credential other plugins (and frameworks using this service) may receive */
+  client?: boolean;
+  /** emitted only when this plugin is in the stack */
+  ifPresent?: string;
+}
+
+/** A database of its own on a shared server (schemas/common.schema.json#/$defs/database). */
+export interface DatabaseSpec {
+  server: string;
+  name?: string;
+  user?: string;
+  passwordEnv: string;
+  additional?: string[];
+  extensions?: string[];
 }
 
 export interface VolumeSpec { name: string; target: string; description: string }
@@ -34,7 +54,7 @@ export interface HealthcheckSpec {
   startPeriod?: string;
 }
 
-export interface NativeRecipe { description: string; install: string; run?: string; windows?: string }
+export interface NativeRecipe { description: string; install: string; run?: string; windows?: string; windowsRun?: string }
 
 /** What services, frameworks and proxies share: everything needed to run one container. */
 export interface ContainerManifest {
@@ -53,6 +73,7 @@ export interface ContainerManifest {
   command?: string | string[];
   user?: string;
   requires?: string[];
+  databases?: DatabaseSpec[];
 }
 
 export interface ServiceManifest extends ContainerManifest {
@@ -62,7 +83,9 @@ export interface ServiceManifest extends ContainerManifest {
   files?: FileSpec[];
   conflictsWith?: string[];
   gpu?: 'none' | 'optional' | 'required';
+  gpuImageTag?: string;
   native?: NativeRecipe;
+  databaseServer?: { setup: string; superuserPasswordEnv: string };
 }
 
 export interface FrameworkManifest extends ContainerManifest {
@@ -73,11 +96,15 @@ export interface FrameworkManifest extends ContainerManifest {
   config: { template: string; target: string; nativePath: string };
   skillsTarget: string;
   native: NativeRecipe;
+  firstRun: { keys: string[]; steps: string[]; native?: string[] };
+  skills: { loads: boolean; how: string };
 }
 
 export interface ProxyManifest extends ContainerManifest {
   automaticHttps?: boolean;
-  configFiles: { template: string; path: string; target: string }[];
+  configDir: { path: string; target: string };
+  configFiles: { template: string; file: string }[];
+  basicAuth: { file: string; format: 'caddy' | 'htpasswd'; hasher: { image: string; command: string[] } };
 }
 
 export interface SkillPackManifest {
@@ -117,6 +144,8 @@ export type ContainerPlugin = ServicePlugin | FrameworkPlugin | ProxyPlugin;
 
 /** The immutable result of a successful load; everything downstream reads only this. */
 export interface Catalogue {
+  /** content hash of every loaded plugin, preset and category */
+  readonly revision: string;
   readonly categories: ReadonlyMap<string, Category>;
   readonly services: ReadonlyMap<string, ServicePlugin>;
   readonly frameworks: ReadonlyMap<string, FrameworkPlugin>;

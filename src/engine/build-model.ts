@@ -1,26 +1,42 @@
 // From a resolution and the request's options to the stack model: where each plugin runs, the .env
-// variables, host ports (clashes moved, DECISIONS "Host-port clashes") and the proxy's routes.
-import type { ContainerPlugin, ProxyPlugin } from '../catalogue/types.js';
+// variables, host ports (clashes moved, DECISIONS "Host-port clashes"), the proxy's routes and who may
+// use them (DECISIONS "Running stacks"), public URLs and the databases each consumer owns.
+import type { ContainerPlugin } from '../catalogue/types.js';
+import { VALUE_REF } from '../catalogue/rules.js';
 import type { Resolution } from './resolve.js';
 import {
-  BIND_VARIABLE, envKey, portVariable, type EnvVar, type PublishedPort, type Route, type StackMember, type StackModel, type StackOptions,
+  BIND_VARIABLE, envApplies, envKey, NATIVE_BIND_VARIABLE, portVariable, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE,
+  type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
 } from './model.js';
 
 export function buildModel(resolution: Resolution, options: StackOptions): StackModel {
   const members = placeMembers(resolution, options);
-  const { ports, portMoves } = allocatePorts(members);
-  const env = collectEnv(members, ports, options);
-  const routes = resolution.proxy ? buildRoutes(members, options, resolution.proxy) : [];
+  const plugins = new Map(members.map((m) => [m.plugin.id, m.plugin]));
+  const https = Boolean(resolution.proxy?.manifest.automaticHttps) && isPublicDomain(options.domain);
+  const { ports, portMoves } = allocatePorts(members, options, https);
+  const routes = resolution.proxy ? buildRoutes(members, options, https) : [];
+  const publicUrls = buildPublicUrls(members, ports, routes);
+  const proxyAuth = routes.some((r) => r.protected);
+  const env = collectEnv(members, plugins, ports, options, publicUrls, proxyAuth);
   return {
     options,
     resolution,
     members,
-    plugins: new Map(members.map((m) => [m.plugin.id, m.plugin])),
+    plugins,
     env,
     ports,
     routes,
     portMoves,
+    https,
+    publicUrls,
+    proxyAuth,
+    databases: collectDatabases(members),
   };
+}
+
+/** A domain other machines resolve (localhost is this machine only). */
+export function isPublicDomain(domain: string | undefined): domain is string {
+  return domain !== undefined && domain !== 'localhost';
 }
 
 function placeMembers(resolution: Resolution, options: StackOptions): StackMember[] {
@@ -40,8 +56,10 @@ function placeMembers(resolution: Resolution, options: StackOptions): StackMembe
 /**
  * Host ports in member order; a port already taken moves the later plugin to the next free one.
  * Native plugins bind their own ports on the host, so those are reserved first and never moved.
+ * The proxy publishes 443 only when it serves HTTPS there, and listens on every interface only for a
+ * public domain: without one the stack is local (STACK_BIND_ADDRESS) until the user opens it.
  */
-function allocatePorts(members: StackMember[]) {
+function allocatePorts(members: StackMember[], options: StackOptions, https: boolean) {
   const taken = new Set<string>();
   const ports: PublishedPort[] = [];
   const portMoves: StackModel['portMoves'] = [];
@@ -51,8 +69,10 @@ function allocatePorts(members: StackMember[]) {
   }
   for (const m of members) {
     if (m.placement === 'native') continue;
+    const isProxy = m.plugin.kind === 'proxy';
     for (const p of m.plugin.manifest.ports ?? []) {
       if (p.host === undefined) continue;
+      if (isProxy && p.container === 443 && !https) continue;
       const protocol = p.protocol ?? 'tcp';
       let host = p.host;
       while (taken.has(`${protocol}:${host}`) && host < 65535) host++;
@@ -60,14 +80,65 @@ function allocatePorts(members: StackMember[]) {
       if (host !== p.host) portMoves.push({ plugin: m.plugin.id, container: p.container, from: p.host, to: host });
       ports.push({
         plugin: m.plugin.id, container: p.container, protocol, variable: portVariable(m.plugin.id, p.container, protocol),
-        host, web: p.web ?? false, description: p.description, proxy: m.plugin.kind === 'proxy',
+        host, web: p.web ?? false, description: p.description, public: isProxy && isPublicDomain(options.domain),
       });
     }
   }
   return { ports, portMoves };
 }
 
-function collectEnv(members: StackMember[], ports: PublishedPort[], options: StackOptions): EnvVar[] {
+/**
+ * One route per web port. With a domain every web port gets its host name; without one only ports
+ * that work under a path prefix (subpath) get /<name>/. Ports without a login of their own sit behind
+ * the proxy's basic auth.
+ */
+function buildRoutes(members: StackMember[], options: StackOptions, https: boolean): Route[] {
+  const routes: Route[] = [];
+  for (const m of members) {
+    if (m.plugin.kind === 'proxy') continue;
+    const webPorts = (m.plugin.manifest.ports ?? []).filter((p) => p.web);
+    webPorts.forEach((p, i) => {
+      if (!options.domain && !p.subpath) return;
+      const name = i === 0 ? m.plugin.id : `${m.plugin.id}-${p.container}`;
+      const upstreamHost = m.placement === 'native' ? 'host.docker.internal' : m.plugin.id;
+      const host = options.domain ? `${name}.${options.domain}` : null;
+      routes.push({
+        service: m.plugin.id,
+        port: p.container,
+        host,
+        path: `/${name}`,
+        upstream: `${upstreamHost}:${p.container}`,
+        url: host ? `${https ? 'https' : 'http'}://${host}/` : `http://localhost/${name}/`,
+        protected: p.auth !== 'own',
+        strip: !host && p.subpath === 'strip',
+      });
+    });
+  }
+  return routes;
+}
+
+/** Where a browser opens each plugin's first web port: its route, else its host port on this machine. */
+function buildPublicUrls(members: StackMember[], ports: PublishedPort[], routes: Route[]): Map<string, string> {
+  const urls = new Map<string, string>();
+  for (const m of members) {
+    const web = (m.plugin.manifest.ports ?? []).find((p) => p.web);
+    if (!web) continue;
+    const route = routes.find((r) => r.service === m.plugin.id && r.port === web.container);
+    const published = ports.find((p) => p.plugin === m.plugin.id && p.container === web.container);
+    let url: string;
+    if (route) url = route.url.replace(/\/$/, '');
+    else if (m.placement === 'native') url = `http://localhost:${web.container}`;
+    else if (published) url = `http://localhost:${published.host}`;
+    else url = `http://${m.plugin.id}:${web.container}`;
+    urls.set(m.plugin.id, url);
+  }
+  return urls;
+}
+
+function collectEnv(
+  members: StackMember[], plugins: ReadonlyMap<string, ContainerPlugin>, ports: PublishedPort[], options: StackOptions,
+  publicUrls: ReadonlyMap<string, string>, proxyAuth: boolean,
+): EnvVar[] {
   const vars: EnvVar[] = [{
     key: 'COMPOSE_PROJECT_NAME', description: 'Compose project name: prefixes container and volume names',
     example: options.name, required: true, group: '',
@@ -75,22 +146,40 @@ function collectEnv(members: StackMember[], ports: PublishedPort[], options: Sta
   const seen = new Set(['COMPOSE_PROJECT_NAME']);
   for (const m of members) {
     for (const spec of m.plugin.manifest.environment ?? []) {
-      if (spec.value !== undefined) continue;
+      if (spec.value !== undefined || !envApplies(spec, plugins)) continue;
       const key = envKey(m.plugin.id, spec);
       if (seen.has(key)) continue;
       seen.add(key);
-      const secret = spec.secret === undefined ? undefined
-        : { length: (spec.secret === true ? undefined : spec.secret.length) ?? 32, charset: (spec.secret === true ? undefined : spec.secret.charset) ?? 'alnum' };
+      const options = spec.secret === true ? {} : spec.secret;
+      const secret = options === undefined ? undefined
+        : { length: options.length ?? 32, charset: options.charset ?? 'alnum', prefix: options.prefix ?? '' };
+      const example = (spec.default ?? '').replace(VALUE_REF, (_ref, _t, _v, _location, target: string) => publicUrls.get(target) ?? '');
       vars.push({
-        key, description: spec.description, example: spec.default ?? '', secret,
+        key, description: spec.description, example, secret,
         required: Boolean(spec.required || secret), group: spec.shared ? '' : m.plugin.id,
       });
     }
   }
-  if (ports.some((p) => !p.proxy)) {
+  if (ports.length) {
     vars.push({
       key: BIND_VARIABLE, example: '127.0.0.1', required: false, group: '',
-      description: 'Address the services\' host ports listen on: 127.0.0.1 keeps them on this machine (the proxy, if any, is the way in from outside); 0.0.0.0 opens them to the network',
+      description: 'Address the host ports listen on (the proxy too when the stack has no public domain): 127.0.0.1 keeps them on this machine; 0.0.0.0 opens them to the network, so do that only behind a firewall you trust',
+    });
+  }
+  if (proxyAuth) {
+    vars.push({
+      key: PROXY_USER_VARIABLE, example: 'admin', required: true, group: '',
+      description: 'User name the proxy asks for in front of services without a login of their own',
+    });
+    vars.push({
+      key: PROXY_PASSWORD_VARIABLE, example: '', required: true, group: '', secret: { length: 32, charset: 'alnum', prefix: '' },
+      description: 'Password the proxy asks for (scripts/start.sh hashes it into the proxy configuration on every start)',
+    });
+  }
+  if (members.some((m) => m.placement === 'native')) {
+    vars.push({
+      key: NATIVE_BIND_VARIABLE, example: '', required: false, group: '',
+      description: 'Address the natively installed parts listen on: the Docker host-gateway address, so containers reach them and the network does not (install.sh fills it in)',
     });
   }
   for (const p of ports) {
@@ -99,26 +188,22 @@ function collectEnv(members: StackMember[], ports: PublishedPort[], options: Sta
   return vars;
 }
 
-function buildRoutes(members: StackMember[], options: StackOptions, proxy: ProxyPlugin): Route[] {
-  const https = Boolean(proxy.manifest.automaticHttps) && options.domain !== undefined && options.domain !== 'localhost';
-  const routes: Route[] = [];
+function collectDatabases(members: StackMember[]): StackDatabase[] {
+  const out: StackDatabase[] = [];
   for (const m of members) {
-    if (m.plugin.kind === 'proxy') continue;
-    const webPorts = (m.plugin.manifest.ports ?? []).filter((p) => p.web);
-    webPorts.forEach((p, i) => {
-      const name = i === 0 ? m.plugin.id : `${m.plugin.id}-${p.container}`;
-      const upstreamHost = m.placement === 'native' ? 'host.docker.internal' : m.plugin.id;
-      const host = options.domain ? `${name}.${options.domain}` : null;
-      const scheme = https ? 'https' : 'http';
-      routes.push({
-        service: m.plugin.id,
-        port: p.container,
-        host,
-        path: `/${name}`,
-        upstream: `${upstreamHost}:${p.container}`,
-        url: host ? `${scheme}://${host}/` : `http://localhost/${name}/`,
+    for (const db of m.plugin.manifest.databases ?? []) {
+      const own = m.plugin.id.replace(/-/g, '_');
+      const password = (m.plugin.manifest.environment ?? []).find((e) => e.name === db.passwordEnv)!;
+      out.push({
+        server: db.server,
+        consumer: m.plugin.id,
+        name: db.name ?? own,
+        user: db.user ?? own,
+        passwordVariable: envKey(m.plugin.id, password),
+        additional: db.additional ?? [],
+        extensions: db.extensions ?? [],
       });
-    });
+    }
   }
-  return routes;
+  return out;
 }

@@ -2,11 +2,17 @@
 // installers). This module prepares their one shared context from the stack model.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FrameworkPlugin, ProxyPlugin } from '../catalogue/types.js';
+import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
-import { substituteRefs, volumeName, type ValueView } from './compose.js';
+import { serviceUrlVariables } from './addresses.js';
+import { nativeSkillsDir } from './plugin-files.js';
+import { AUTH_FILE_FORMAT } from './proxy-auth.js';
+import { isPublicDomain } from './build-model.js';
+import { proxyFilePath, setupServiceName, substituteRefs, volumeName, type ValueView } from './compose.js';
 import { dotenvValue, psQuote, shellQuote } from './escape.js';
-import { envKey, type StackMember, type StackModel } from './model.js';
+import {
+  BIND_VARIABLE, clientKeys, envApplies, envKey, NATIVE_BIND_VARIABLE, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
+} from './model.js';
 
 /** Scripts get mode 0755 in the archive. */
 export const SCRIPT_FILES = ['scripts/lib.sh', 'scripts/start.sh', 'scripts/stop.sh', 'scripts/update.sh', 'scripts/backup.sh', 'scripts/status.sh'];
@@ -74,12 +80,12 @@ function bundleContext(model: StackModel) {
     members: model.members.map((m) => ({
       id: m.plugin.id,
       role: m.role ? `${m.role} ${ROLE[m.plugin.kind]}` : ROLE[m.plugin.kind],
-      image: m.placement === 'native' ? `installed by native/${m.plugin.id}.sh` : `${m.plugin.manifest.image}:${m.plugin.manifest.imageTag}`,
+      image: m.placement === 'native' ? `installed by native/${m.plugin.id}.sh` : `${m.plugin.manifest.image}:${imageTag(model, m.plugin)}`,
       placement: m.placement,
       docs: m.plugin.manifest.links.docs,
     })),
     envGroups: [...groups.values()],
-    secrets: model.env.filter((v) => v.secret).map((v) => ({ key: v.key, length: v.secret!.length, charset: v.secret!.charset })),
+    secrets: model.env.filter((v) => v.secret).map((v) => ({ key: v.key, length: v.secret!.length, charset: v.secret!.charset, prefix: v.secret!.prefix })),
     required: model.env.filter((v) => v.required && !v.secret && v.example === '').map((v) => v.key),
     optionalInputs: model.env.filter((v) => !v.required && !v.secret && v.example === '').map((v) => v.key),
     volumes: model.members.filter((m) => m.placement === 'container').flatMap((m) => (m.plugin.manifest.volumes ?? []).map((v) => volumeName(m.plugin.id, v.name))),
@@ -96,14 +102,44 @@ function bundleContext(model: StackModel) {
       id: proxy.id,
       name: proxy.manifest.name,
       automaticHttps: Boolean(proxy.manifest.automaticHttps),
-      files: (proxy as ProxyPlugin).manifest.configFiles.map((f) => f.path),
+      files: (proxy as ProxyPlugin).manifest.configFiles.map((f) => proxyFilePath(proxy as ProxyPlugin, f.file)),
+      public: isPublicDomain(options.domain),
     } : null,
+    https: model.https,
+    // scripts/start.sh writes the basic-auth file from .env before the proxy starts
+    proxyAuth: proxy && model.proxyAuth ? {
+      file: proxyFilePath(proxy as ProxyPlugin, (proxy as ProxyPlugin).manifest.basicAuth.file),
+      format: (proxy as ProxyPlugin).manifest.basicAuth.format,
+      image: (proxy as ProxyPlugin).manifest.basicAuth.hasher.image,
+      command: (proxy as ProxyPlugin).manifest.basicAuth.hasher.command,
+      userVariable: PROXY_USER_VARIABLE,
+      passwordVariable: PROXY_PASSWORD_VARIABLE,
+      printf: AUTH_FILE_FORMAT[(proxy as ProxyPlugin).manifest.basicAuth.format],
+      protectedRoutes: model.routes.filter((r) => r.protected).map((r) => r.url),
+    } : null,
+    frameworks: model.members.filter((m) => m.plugin.kind === 'framework').map((m) => {
+      const fw = (m.plugin as FrameworkPlugin).manifest;
+      return {
+        id: m.plugin.id,
+        name: fw.name,
+        role: m.role ?? 'primary',
+        placement: m.placement,
+        keys: fw.firstRun.keys,
+        steps: m.placement === 'native' && fw.firstRun.native ? fw.firstRun.native : fw.firstRun.steps,
+        skills: fw.skills,
+        url: model.publicUrls.get(m.plugin.id) ?? null,
+      };
+    }),
+    databases: model.databases.map((d) => ({ ...d, setup: setupServiceName(d.server) })),
+    nativeBindVariable: NATIVE_BIND_VARIABLE,
+    bindVariable: BIND_VARIABLE,
     skills: resolution.skillPacks.map((p) => ({ id: p.id, name: p.manifest.name, skills: p.manifest.skills })),
     interactive,
     hostMounts: model.members.flatMap((m) => (m.plugin.manifest.hostMounts ?? []).map((h) => ({ plugin: m.plugin.id, ...h }))),
-    natives: model.members.filter((m) => m.placement === 'native').map((m) => ({
-      id: m.plugin.id, name: m.plugin.manifest.name, windows: (m.plugin.manifest as { native?: { windows?: string } }).native?.windows ?? null,
-    })),
+    natives: model.members.filter((m) => m.placement === 'native').map((m) => {
+      const native = (m.plugin.manifest as { native?: NativeRecipe }).native!;
+      return { id: m.plugin.id, name: m.plugin.manifest.name, windows: native.windows ?? null, windowsRun: native.windowsRun ?? null, role: m.role ?? null };
+    }),
     portMoves: model.portMoves,
     // PRESET_OVERRIDES among them names the fields a preset made the generator ignore
     warnings: resolution.warnings,
@@ -113,6 +149,12 @@ function bundleContext(model: StackModel) {
   };
 }
 
+/** The tag a member runs: the GPU build when the stack asks for a GPU and the plugin has one. */
+function imageTag(model: StackModel, plugin: ContainerPlugin): string {
+  const gpuTag = plugin.kind === 'service' ? (plugin as ServicePlugin).manifest.gpuImageTag : undefined;
+  return model.options.gpu && gpuTag ? gpuTag : plugin.manifest.imageTag;
+}
+
 function lowerFirst(text: string): string {
   return /^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
 }
@@ -120,30 +162,54 @@ function lowerFirst(text: string): string {
 /** Context of native/<id>.sh: the recipe, and the environment mapped from .env for the host. */
 function nativeContext(model: StackModel, member: StackMember, shared: ReturnType<typeof bundleContext>) {
   const plugin = member.plugin;
-  const native = (plugin.manifest as { native?: { install: string; run?: string } }).native!;
+  const native = (plugin.manifest as { native?: NativeRecipe }).native!;
   // a native process reaches everything through the host: containers on their published ports
   const published = new Map(model.ports.map((p) => [`${p.plugin}:${p.container}`, p]));
+  const hostPort = (id: string, containerPort: number) => {
+    const p = published.get(`${id}:${containerPort}`);
+    return p ? `"$(env_value ${p.variable} ${p.host})"` : String(containerPort);
+  };
   const hostView: ValueView = {
     variable: (key) => `"$(env_value ${key})"`,
     host: () => '127.0.0.1',
-    port: (id, containerPort) => {
-      const p = published.get(`${id}:${containerPort}`);
-      return p ? `"$(env_value ${p.variable} ${p.host})"` : String(containerPort);
-    },
+    port: hostPort,
+    url: (id) => shellQuote(model.publicUrls.get(id) ?? ''),
     literal: (text) => (text ? shellQuote(text) : ''),
   };
-  const env = (plugin.manifest.environment ?? []).map((spec) => ({
+  const env = (plugin.manifest.environment ?? []).filter((spec) => envApplies(spec, model.plugins)).map((spec) => ({
     name: spec.name,
     value: spec.value !== undefined ? substituteRefs(spec.value, model.plugins, hostView) || "''" : `"$(env_value ${envKey(plugin.id, spec)})"`,
   }));
   const fw = plugin.kind === 'framework' ? (plugin as FrameworkPlugin).manifest : undefined;
+  if (fw) {
+    // the same wiring a framework container gets: where each service is, and the client credentials
+    // of the services its skill packs call (nothing else)
+    const used = new Set(model.resolution.skillPacks.flatMap((p) => [...p.manifest.requiredServices, ...(p.manifest.optionalServices ?? [])]));
+    const taken = new Set(env.map((e) => e.name));
+    for (const [name, url] of serviceUrlVariables(model, 'native')) {
+      if (taken.has(name)) continue;
+      const m = /^http:\/\/127\.0\.0\.1:(\d+)$/.exec(url);
+      const service = model.ports.find((p) => String(p.host) === m?.[1] && p.plugin !== plugin.id);
+      env.push({ name, value: service ? `'http://127.0.0.1:'"$(env_value ${service.variable} ${service.host})"` : shellQuote(url) });
+      taken.add(name);
+    }
+    for (const m of model.members.filter((x) => x.plugin.kind === 'service' && used.has(x.plugin.id))) {
+      for (const key of clientKeys(m.plugin)) if (!taken.has(key)) env.push({ name: key, value: `"$(env_value ${key})"` });
+    }
+  }
+  env.push({ name: NATIVE_BIND_VARIABLE, value: `"$(env_value ${NATIVE_BIND_VARIABLE} 127.0.0.1)"` });
+  const unit = `stackwright-${model.options.name}-${plugin.id}`;
+  const stateDir = `/var/lib/stackwright/${model.options.name}/${plugin.id}`;
   return {
     ...shared,
     plugin: { id: plugin.id, name: plugin.manifest.name, description: plugin.manifest.description },
-    unit: `stackwright-${model.options.name}-${plugin.id}`,
+    unit,
+    stateDir,
     install: native.install.trimEnd(),
     run: native.run ?? null,
-    config: fw ? { path: fw.config.nativePath.replace(/^~(?=\/)/, '"$HOME"').replace(/^(?!")/, '') } : null,
+    // ~ is the service user's home: the state folder
+    config: fw ? { path: fw.config.nativePath.replace(/^~(?=\/)/, stateDir) } : null,
+    skillsDir: fw ? nativeSkillsDir(fw.config.nativePath.replace(/^~(?=\/)/, stateDir)) : null,
     env,
   };
 }

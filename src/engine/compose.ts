@@ -4,8 +4,9 @@ import yaml from 'js-yaml';
 import type { ContainerPlugin, EnvSpec, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { VALUE_REF } from '../catalogue/rules.js';
 import { composeLiteral } from './escape.js';
-import { BIND_VARIABLE, envKey, secretKeys, type StackMember, type StackModel } from './model.js';
+import { BIND_VARIABLE, clientKeys, envApplies, envKey, type StackMember, type StackModel } from './model.js';
 import type { FragmentCache } from './fragment-cache.js';
+import { serviceUrlVariables } from './addresses.js';
 
 export const NETWORK = 'stack';
 export const COMPOSE_FILE = 'docker-compose.yml';
@@ -16,6 +17,7 @@ const DUMP_OPTIONS: yaml.DumpOptions = { lineWidth: -1, noRefs: true, quotingTyp
 export function composeDocument(model: StackModel): Record<string, unknown> {
   const services: Record<string, unknown> = {};
   for (const { member, input, plugins } of members(model)) services[member.plugin.id] = serviceDefinition(member.plugin, input, plugins);
+  for (const [id, def] of setupContainers(model)) services[id] = def;
   return { services, ...topLevel(model) };
 }
 
@@ -32,7 +34,49 @@ export function buildCompose(model: StackModel, cache: FragmentCache): string {
     text += cache.get('compose', member.plugin.hash, JSON.stringify(input), () =>
       indent(yaml.dump({ [member.plugin.id]: serviceDefinition(member.plugin, input, plugins) }, DUMP_OPTIONS)));
   }
+  const setups = setupContainers(model);
+  if (setups.size) text += indent(yaml.dump(Object.fromEntries(setups), DUMP_OPTIONS));
   return text + yaml.dump(topLevel(model), DUMP_OPTIONS);
+}
+
+/** Compose name of the one-shot container that creates the consumers' databases on a server. */
+export function setupServiceName(serverId: string): string {
+  return `${serverId}-setup`;
+}
+
+/**
+ * One-shot containers, one per database server with consumers: after the server is healthy they create
+ * each consumer's role and database (idempotently, and again on every `docker compose up`, so a
+ * service added later gets its database too). Only they and the server hold the superuser password.
+ */
+function setupContainers(model: StackModel): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  const servers = [...new Set(model.databases.map((d) => d.server))];
+  for (const serverId of servers) {
+    const server = model.plugins.get(serverId) as ServicePlugin | undefined;
+    const setup = server?.manifest.databaseServer;
+    if (!server || !setup) continue;
+    const m = server.manifest;
+    const environment: Record<string, string> = {};
+    const view = containerView([]);
+    for (const spec of m.environment ?? []) if (envApplies(spec, model.plugins)) environment[spec.name] = envReference(server, spec, model.plugins, view);
+    for (const db of model.databases.filter((d) => d.server === serverId)) {
+      environment[db.passwordVariable] = `\${${db.passwordVariable}:?${db.passwordVariable} is empty: run scripts/start.sh to generate it}`;
+    }
+    const file = serviceFilePath(serverId, setup.setup);
+    const def: Record<string, unknown> = { image: `${m.image}:${m.imageTag}` };
+    if (model.options.platform) def.platform = model.options.platform;
+    Object.assign(def, {
+      restart: 'no',
+      command: ['sh', `/setup/${file.split('/').pop()}`],
+      environment,
+      volumes: [`./${file}:/setup/${file.split('/').pop()}:ro`],
+      depends_on: { [serverId]: { condition: 'service_healthy' } },
+      networks: [NETWORK],
+    });
+    out.set(setupServiceName(serverId), def);
+  }
+  return out;
 }
 
 function members(model: StackModel) {
@@ -61,12 +105,20 @@ export function volumeName(pluginId: string, volume: string): string {
 
 /** Everything besides the plugin itself that shapes its compose entry: the fragment cache key. */
 interface FragmentInput {
-  ports: { variable: string; host: number; container: number; protocol: string; proxy: boolean }[];
-  dependsOn: [string, 'service_healthy' | 'service_started'][];
-  /** .env keys of other members' secrets (framework containers receive them) */
+  ports: { variable: string; host: number; container: number; protocol: string; public: boolean }[];
+  dependsOn: [string, 'service_healthy' | 'service_started' | 'service_completed_successfully'][];
+  /** .env keys of the client credentials a framework receives (of the services its skill packs use) */
   extraSecrets: string[];
+  /** framework containers: <PREFIX>_URL → each service's address on the stack network */
+  serviceUrls: [string, string][];
+  /** ifPresent targets of this plugin that are in the stack */
+  present: string[];
+  /** public URLs of the plugins its {{url:id}} references name */
+  urls: [string, string][];
   platform?: string;
   gpu: boolean;
+  /** the GPU build's tag, when it differs */
+  gpuTag?: string;
   bareMetal: boolean;
   /** members running natively (reached through the host gateway) */
   nativeIds: string[];
@@ -79,23 +131,38 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
   const required = new Set(plugin.manifest.requires ?? []);
   let deps: string[] = [...required];
   let extraSecrets: string[] = [];
+  let serviceUrls: [string, string][] = [];
   if (plugin.kind === 'framework') {
-    // a framework drives every service of the stack: it starts after them and gets their credentials
+    // a framework drives the services of the stack: it starts after them, knows where each is, and
+    // holds the client credentials of those its skill packs call (DECISIONS "Secrets")
     const services = model.members.filter((m) => m.plugin.kind === 'service');
     deps = [...new Set([...deps, ...services.map((m) => m.plugin.id)])];
-    extraSecrets = services.flatMap((m) => secretKeys(m.plugin));
+    const used = new Set(model.resolution.skillPacks.flatMap((p) => [...p.manifest.requiredServices, ...(p.manifest.optionalServices ?? [])]));
+    extraSecrets = services.filter((m) => used.has(m.plugin.id)).flatMap((m) => clientKeys(m.plugin));
+    serviceUrls = serviceUrlVariables(model, 'container');
   } else if (plugin.kind === 'proxy') {
     deps = [...new Set(model.routes.map((r) => r.service))];
   }
   const gpuCapable = plugin.kind === 'service' && (plugin.manifest.gpu === 'optional' || plugin.manifest.gpu === 'required');
+  const conditions: FragmentInput['dependsOn'] = deps
+    .filter((id) => inCompose.has(id))
+    .map((id) => [id, required.has(id) && model.plugins.get(id)?.manifest.healthcheck ? 'service_healthy' : 'service_started']);
+  // a consumer waits for its database to exist
+  for (const server of new Set((plugin.manifest.databases ?? []).map((d) => d.server))) {
+    if (inCompose.has(server)) conditions.push([setupServiceName(server), 'service_completed_successfully']);
+  }
+  const env = plugin.manifest.environment ?? [];
+  const referenced = new Set(env.flatMap((e) => [...`${e.value ?? ''}${e.default ?? ''}`.matchAll(VALUE_REF)].filter((r) => r[3] === 'url').map((r) => r[4])));
   return {
-    ports: model.ports.filter((p) => p.plugin === plugin.id).map(({ variable, host, container, protocol, proxy }) => ({ variable, host, container, protocol, proxy })),
-    dependsOn: deps
-      .filter((id) => inCompose.has(id))
-      .map((id) => [id, required.has(id) && model.plugins.get(id)?.manifest.healthcheck ? 'service_healthy' : 'service_started'] as [string, 'service_healthy' | 'service_started']),
+    ports: model.ports.filter((p) => p.plugin === plugin.id).map(({ variable, host, container, protocol, public: open }) => ({ variable, host, container, protocol, public: open })),
+    dependsOn: conditions,
     extraSecrets,
+    serviceUrls,
+    present: env.filter((e) => e.ifPresent !== undefined && model.plugins.has(e.ifPresent)).map((e) => e.ifPresent!),
+    urls: [...referenced].map((id) => [id, model.publicUrls.get(id) ?? ''] as [string, string]),
     platform: model.options.platform,
     gpu: model.options.gpu && gpuCapable,
+    gpuTag: model.options.gpu && gpuCapable ? (plugin as ServicePlugin).manifest.gpuImageTag : undefined,
     bareMetal: model.options.deployment === 'bare-metal',
     nativeIds,
   };
@@ -104,18 +171,20 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
 type PluginLookup = ReadonlyMap<string, ContainerPlugin>;
 
 /** A container reaches a container by its compose name and container port, a native process through the host gateway. */
-function containerView(nativeIds: readonly string[]): ValueView {
+function containerView(nativeIds: readonly string[], urls: readonly [string, string][] = []): ValueView {
+  const publicUrls = new Map(urls);
   return {
     variable: (key) => `\${${key}}`,
     host: (id) => (nativeIds.includes(id) ? 'host.docker.internal' : id),
     port: (_id, containerPort) => String(containerPort),
+    url: (id) => composeLiteral(publicUrls.get(id) ?? ''),
     literal: composeLiteral,
   };
 }
 
 function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugins: PluginLookup): Record<string, unknown> {
   const m = plugin.manifest;
-  const def: Record<string, unknown> = { image: `${m.image}:${m.imageTag}` };
+  const def: Record<string, unknown> = { image: `${m.image}:${input.gpuTag ?? m.imageTag}` };
   if (input.platform) def.platform = input.platform;
   def.restart = 'unless-stopped';
   if (m.command !== undefined) def.command = Array.isArray(m.command) ? m.command.map(composeLiteral) : composeLiteral(m.command);
@@ -127,7 +196,7 @@ function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugin
   const environment = environmentOf(plugin, plugins, input);
   if (Object.keys(environment).length) def.environment = environment;
   if (input.ports.length) {
-    def.ports = input.ports.map((p) => `${p.proxy ? '' : `\${${BIND_VARIABLE}:-127.0.0.1}:`}\${${p.variable}:-${p.host}}:${p.container}${p.protocol === 'udp' ? '/udp' : ''}`);
+    def.ports = input.ports.map((p) => `${p.public ? '' : `\${${BIND_VARIABLE}:-127.0.0.1}:`}\${${p.variable}:-${p.host}}:${p.container}${p.protocol === 'udp' ? '/udp' : ''}`);
   }
   const mounts = mountsOf(plugin);
   if (mounts.length) def.volumes = mounts;
@@ -144,8 +213,11 @@ function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugin
 /** Compose `environment` of one plugin: every value is a reference into .env or an escaped literal. */
 function environmentOf(plugin: ContainerPlugin, plugins: PluginLookup, input: FragmentInput): Record<string, string> {
   const env: Record<string, string> = {};
-  const view = containerView(input.nativeIds);
-  for (const spec of plugin.manifest.environment ?? []) env[spec.name] = envReference(plugin, spec, plugins, view);
+  const view = containerView(input.nativeIds, input.urls);
+  for (const spec of plugin.manifest.environment ?? []) {
+    if (spec.ifPresent === undefined || input.present.includes(spec.ifPresent)) env[spec.name] = envReference(plugin, spec, plugins, view);
+  }
+  for (const [name, url] of input.serviceUrls) if (!(name in env)) env[name] = composeLiteral(url);
   for (const key of input.extraSecrets) if (!(key in env)) env[key] = `\${${key}:?${key} is empty: run scripts/start.sh}`;
   return env;
 }
@@ -166,6 +238,8 @@ export interface ValueView {
   host(pluginId: string): string;
   /** the port of a plugin's container port (`{{port:id:PORT}}`) */
   port(pluginId: string, containerPort: number): string;
+  /** the public URL of a plugin (`{{url:id}}`) */
+  url(pluginId: string): string;
   /** the text between references */
   literal(text: string): string;
 }
@@ -179,6 +253,7 @@ export function substituteRefs(value: string, plugins: PluginLookup, view: Value
     out += view.literal(value.slice(last, match.index));
     if (location === 'host') out += view.host(locationTarget);
     else if (location === 'port') out += view.port(locationTarget, Number(port));
+    else if (location === 'url') out += view.url(locationTarget);
     else out += view.variable(envKey(target, (plugins.get(target)?.manifest.environment ?? []).find((e) => e.name === variable)!));
     last = match.index! + whole.length;
   }
@@ -196,7 +271,9 @@ function mountsOf(plugin: ContainerPlugin): string[] {
     mounts.push(`./${frameworkConfigPath(plugin.id)}:${fw.config.target}:ro`);
     mounts.push(`./skills:${fw.skillsTarget}:ro`);
   } else {
-    for (const f of (plugin as ProxyPlugin).manifest.configFiles) mounts.push(`./${f.path}:${f.target}:ro`);
+    // the whole folder, so an edited file (even one an editor replaces) reaches the running proxy
+    const { configDir } = (plugin as ProxyPlugin).manifest;
+    mounts.push(`./${configDir.path}:${configDir.target}:ro`);
   }
   return mounts;
 }
@@ -210,6 +287,10 @@ function healthcheckOf(h: NonNullable<ContainerPlugin['manifest']['healthcheck']
 
 export function serviceFilePath(pluginId: string, template: string): string {
   return `config/${pluginId}/${template.replace(/\.eta$/, '')}`;
+}
+
+export function proxyFilePath(proxy: ProxyPlugin, file: string): string {
+  return `${proxy.manifest.configDir.path}/${file}`;
 }
 
 export function frameworkConfigPath(frameworkId: string): string {

@@ -10,6 +10,7 @@ import { buildCompose, COMPOSE_FILE } from './compose.js';
 import { FragmentCache } from './fragment-cache.js';
 import { PluginFileRenderer } from './plugin-files.js';
 import { resolve, type Resolution, type SelectionRequest } from './resolve.js';
+import { provenance, PROVENANCE_FILE } from './provenance.js';
 
 export interface GenerateRequest extends SelectionRequest {
   name: string;
@@ -74,6 +75,7 @@ export class Generator {
     const files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)]]);
     for (const [file, content] of this.pluginFiles.render(model)) files.set(file, content);
     for (const [file, content] of this.bundleTemplates.render(model)) files.set(file, content);
+    files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files));
     return deepFreeze({
       name: request.name,
       files: Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),

@@ -18,7 +18,7 @@ export interface EnvVar {
   description: string;
   /** value written to .env.example ('' for secrets and user input) */
   example: string;
-  secret?: { length: number; charset: 'hex' | 'alnum' };
+  secret?: { length: number; charset: 'hex' | 'alnum'; prefix: string };
   required: boolean;
   /** group heading: a plugin id, or '' for shared variables */
   group: string;
@@ -34,8 +34,8 @@ export interface PublishedPort {
   host: number;
   web: boolean;
   description: string;
-  /** the proxy's own ports listen on every interface; the others on STACK_BIND_ADDRESS */
-  proxy: boolean;
+  /** true: every interface (the proxy, with a public domain); false: STACK_BIND_ADDRESS */
+  public: boolean;
 }
 
 export interface Route {
@@ -50,6 +50,22 @@ export interface Route {
   upstream: string;
   /** the public URL of the route */
   url: string;
+  /** the port has no login of its own (or the first visitor claims it): basic auth in front */
+  protected: boolean;
+  /** path mode only: remove the prefix before passing the request on */
+  strip: boolean;
+}
+
+/** A consumer's own database on a shared server, created by the server's setup container. */
+export interface StackDatabase {
+  server: string;
+  consumer: string;
+  name: string;
+  user: string;
+  /** .env key of the role password */
+  passwordVariable: string;
+  additional: string[];
+  extensions: string[];
 }
 
 export interface StackMember {
@@ -70,6 +86,13 @@ export interface StackModel {
   ports: PublishedPort[];
   routes: Route[];
   portMoves: { plugin: string; container: number; from: number; to: number }[];
+  /** routes are served over HTTPS (a proxy with automatic certificates and a public domain) */
+  https: boolean;
+  /** the URL a browser opens each plugin's first web port at (no trailing slash) */
+  publicUrls: ReadonlyMap<string, string>;
+  /** some route is behind the proxy's basic auth */
+  proxyAuth: boolean;
+  databases: StackDatabase[];
 }
 
 /** The .env key a plugin's variable is stored under. */
@@ -84,7 +107,23 @@ export function portVariable(pluginId: string, container: number, protocol: 'tcp
   return `${envPrefix(pluginId)}_PORT_${container}${protocol === 'udp' ? '_UDP' : ''}`;
 }
 
-/** Secret .env keys of a member (what framework containers receive to reach it). */
-export function secretKeys(member: ContainerPlugin): string[] {
-  return (member.manifest.environment ?? []).filter((e) => e.secret && !e.shared).map((e) => envKey(member.id, e));
+/** .env keys of a plugin's client credentials: what frameworks whose skills use it receive. */
+export function clientKeys(plugin: ContainerPlugin): string[] {
+  return (plugin.manifest.environment ?? []).filter((e) => e.client && !e.shared).map((e) => envKey(plugin.id, e));
+}
+
+/** The variable holding a service's address as a framework reaches it (skills use it). */
+export function urlVariable(pluginId: string): string {
+  return `${envPrefix(pluginId)}_URL`;
+}
+
+/** Proxy basic-auth credentials in .env (the user, and the password start.sh generates). */
+export const PROXY_USER_VARIABLE = 'STACK_PROXY_USER';
+export const PROXY_PASSWORD_VARIABLE = 'STACK_PROXY_PASSWORD';
+/** Where bare-metal natives listen: the Docker host-gateway address, filled in by install.sh. */
+export const NATIVE_BIND_VARIABLE = 'STACK_NATIVE_BIND';
+
+/** Whether a variable is emitted in this stack (ifPresent names a plugin that must be in it). */
+export function envApplies(spec: EnvSpec, plugins: ReadonlyMap<string, ContainerPlugin>): boolean {
+  return spec.ifPresent === undefined || plugins.has(spec.ifPresent);
 }

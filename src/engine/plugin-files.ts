@@ -2,9 +2,11 @@
 // skill files of the selected packs. The template context is the closed set docs/plugins.md lists.
 import type { ContainerPlugin, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
-import { frameworkConfigPath, serviceFilePath } from './compose.js';
+import { addressOf, type Viewer } from './addresses.js';
+import { frameworkConfigPath, proxyFilePath, serviceFilePath } from './compose.js';
 import { configString, yamlScalar } from './escape.js';
-import { secretKeys, type StackMember, type StackModel } from './model.js';
+import { clientKeys, type StackMember, type StackModel } from './model.js';
+import { lockedAuthFile } from './proxy-auth.js';
 import type { FragmentCache } from './fragment-cache.js';
 
 interface ServiceEntry {
@@ -19,29 +21,20 @@ interface ServiceEntry {
 }
 
 /** Where each member is reached from, for a reader in a container or on the host. */
-function serviceEntries(model: StackModel, viewer: 'container' | 'native'): ServiceEntry[] {
+function serviceEntries(model: StackModel, viewer: Viewer): ServiceEntry[] {
   return model.members.filter((m) => m.plugin.kind !== 'proxy').map((m) => {
     const published = new Map(model.ports.filter((p) => p.plugin === m.plugin.id).map((p) => [p.container, p.host]));
     const ports = (m.plugin.manifest.ports ?? []).map((p) => ({ container: p.container, host: published.get(p.container) ?? null, web: p.web ?? false }));
-    let host: string;
-    let reach: (p: { container: number; host: number | null }) => number | null;
-    if (viewer === 'container') {
-      host = m.placement === 'native' ? 'host.docker.internal' : m.plugin.id;
-      reach = (p) => p.container;
-    } else {
-      host = '127.0.0.1';
-      reach = (p) => (m.placement === 'native' ? p.container : p.host);
-    }
-    const main = ports.find((p) => p.web && reach(p) !== null) ?? ports.find((p) => reach(p) !== null);
+    const address = addressOf(model, m, viewer);
     return {
       id: m.plugin.id,
       name: m.plugin.manifest.name,
       kind: m.plugin.kind,
       category: m.plugin.kind === 'service' ? (m.plugin as ServicePlugin).manifest.category : null,
-      host,
+      host: address.host,
       ports,
-      url: main ? `http://${host}:${reach(main)}` : null,
-      secrets: secretKeys(m.plugin),
+      url: address.url,
+      secrets: clientKeys(m.plugin),
     };
   });
 }
@@ -55,6 +48,12 @@ function sharedContext(model: StackModel, placement: StackMember['placement']) {
     services,
     has: (id: string) => ids.has(id),
     routes: model.routes,
+    https: model.https,
+    publicUrls: Object.fromEntries(model.publicUrls),
+    databases: model.databases,
+    proxyAuth: model.proxyAuth && model.resolution.proxy
+      ? { file: model.resolution.proxy.manifest.basicAuth.file, format: model.resolution.proxy.manifest.basicAuth.format }
+      : null,
     yaml: yamlScalar,
     str: configString,
   };
@@ -136,9 +135,16 @@ export class PluginFileRenderer {
         const fw = p as FrameworkPlugin;
         files.set(frameworkConfigPath(p.id), renderOne(member, fw.manifest.config.template, { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } }));
       } else if (p.kind === 'service') {
-        for (const f of (p as ServicePlugin).manifest.files ?? []) files.set(serviceFilePath(p.id, f.template), renderOne(member, f.template));
+        const m = (p as ServicePlugin).manifest;
+        for (const f of m.files ?? []) files.set(serviceFilePath(p.id, f.template), renderOne(member, f.template));
+        // the setup script exists only while some consumer has a database on this server
+        if (m.databaseServer && model.databases.some((d) => d.server === p.id)) {
+          files.set(serviceFilePath(p.id, m.databaseServer.setup), renderOne(member, m.databaseServer.setup));
+        }
       } else {
-        for (const f of (p as ProxyPlugin).manifest.configFiles) files.set(f.path, renderOne(member, f.template));
+        const proxy = p as ProxyPlugin;
+        for (const f of proxy.manifest.configFiles) files.set(proxyFilePath(proxy, f.file), renderOne(member, f.template));
+        if (model.proxyAuth) files.set(proxyFilePath(proxy, proxy.manifest.basicAuth.file), lockedAuthFile(proxy.manifest.basicAuth.format));
       }
     }
     for (const pack of model.resolution.skillPacks) {

@@ -45,11 +45,14 @@ describe('format json', () => {
     assert.match(compose.services.postgresql.environment!.POSTGRES_PASSWORD, /^\$\{POSTGRESQL_POSTGRES_PASSWORD:\?/);
   });
 
-  test('service ports listen on 127.0.0.1 unless .env opens them; the proxy listens everywhere', async () => {
-    const bundle = await okData<Bundle>(await generate({ name: 'bind', services: ['redis'], proxy: 'caddy' }));
+  test('service ports listen on 127.0.0.1 unless .env opens them; the proxy listens everywhere only with a public domain', async () => {
+    const bundle = await okData<Bundle>(await generate({ name: 'bind', services: ['redis'], proxy: 'caddy', domain: 'example.com' }));
     const compose = yaml.load(bundle.files['docker-compose.yml']) as { services: Record<string, { ports: string[] }> };
     assert.deepEqual(compose.services.redis.ports, ['${STACK_BIND_ADDRESS:-127.0.0.1}:${REDIS_PORT_6379:-6379}:6379']);
     assert.ok(compose.services.caddy.ports.every((p) => p.startsWith('${CADDY_PORT_')), compose.services.caddy.ports.join());
+    const local = await okData<Bundle>(await generate({ name: 'bind', services: ['redis'], proxy: 'caddy' }));
+    const localCompose = yaml.load(local.files['docker-compose.yml']) as { services: Record<string, { ports: string[] }> };
+    assert.deepEqual(localCompose.services.caddy.ports, ['${STACK_BIND_ADDRESS:-127.0.0.1}:${CADDY_PORT_80:-80}:80']);
     assert.equal(envExampleKeys(bundle.files['.env.example']).get('STACK_BIND_ADDRESS'), '127.0.0.1');
     assert.match(bundle.files['README.md'], /STACK_BIND_ADDRESS=0\.0\.0\.0/);
   });
@@ -65,13 +68,11 @@ describe('format json', () => {
   test('location references resolve for each reader: compose names in containers, published ports natively', async () => {
     const docker = await okData<Bundle>(await generate({ name: 'mem', primaryFramework: 'memu' }));
     const compose = yaml.load(docker.files['docker-compose.yml']) as { services: Record<string, { environment: Record<string, string> }> };
-    assert.equal(compose.services.memu.environment.POSTGRES_HOST, 'postgresql');
-    assert.equal(compose.services.memu.environment.POSTGRES_PORT, '5432');
+    assert.match(compose.services.memu.environment.DATABASE_URL, /^postgresql\+psycopg:\/\/memu:\$\{MEMU_DB_PASSWORD\}@postgresql:5432\/memu$/);
     const native = await okData<Bundle>(await generate({ name: 'mem', primaryFramework: 'memu', deploymentType: 'bare-metal' }));
     const script = native.files['native/memu.sh'];
-    assert.match(script, /printf '%s=%s\\n' POSTGRES_HOST 127\.0\.0\.1/);
-    assert.match(script, /printf '%s=%s\\n' POSTGRES_PORT "\$\(env_value POSTGRESQL_PORT_5432 5432\)"/);
-    assert.match(script, /printf '%s=%s\\n' POSTGRES_PASSWORD "\$\(env_value POSTGRESQL_POSTGRES_PASSWORD\)"/);
+    assert.ok(script.includes(`printf '%s=%s\\n' DATABASE_URL postgresql+psycopg://memu:"$(env_value MEMU_DB_PASSWORD)"@127.0.0.1:"$(env_value POSTGRESQL_PORT_5432 5432)"/memu`), 'native memU reaches its own database on the published port');
+    assert.doesNotMatch(script, /POSTGRESQL_POSTGRES_PASSWORD/, 'the superuser password stays with the server');
   });
 
   test('a host-port clash moves the later service and the README says so', async () => {

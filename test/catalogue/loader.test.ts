@@ -5,19 +5,9 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { REPO_ROOT, readConfig } from '../../src/config.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
-import { formatProblem, type Problem } from '../../src/catalogue/problems.js';
+import { formatProblem } from '../../src/catalogue/problems.js';
 import { service, writeCatalogue } from '../support/fixture.js';
-
-function problems(changes: Record<string, string | null>): Problem[] {
-  const result = loadCatalogue(writeCatalogue(changes));
-  assert.equal(result.catalogue, undefined, 'a broken catalogue must not load');
-  return result.errors;
-}
-
-function expectProblem(list: Problem[], file: string, pointer: string, rule: string, message: RegExp): void {
-  const hit = list.find((p) => p.file === file && p.pointer === pointer && p.rule === rule && message.test(p.message));
-  assert.ok(hit, `expected ${file} ${pointer} ${rule} ${message}; got:\n${list.map(formatProblem).join('\n')}`);
-}
+import { expectProblem, problems } from '../support/problems.js';
 
 describe('the shipped catalogue', () => {
   const config = readConfig({});
@@ -124,7 +114,7 @@ describe('broken plugins are refused with file, field and reason', () => {
     const list = problems({
       'plugins/services/beta/service.yaml': service('beta', 'requires: [alpha]\nenvironment:\n  - { name: A, value: "{{host:gamma}}", description: d }\n  - { name: B, value: "{{port:alpha:9999}}", description: d }\n  - { name: C, value: "{{port:alpha}}", description: d }\n'),
     });
-    expectProblem(list, 'plugins/services/beta/service.yaml', '/environment/0/value', 'env.ref', /"gamma" is neither this plugin nor a service it requires/);
+    expectProblem(list, 'plugins/services/beta/service.yaml', '/environment/0/value', 'env.ref', /"gamma" is neither this plugin, a service it requires nor its ifPresent plugin/);
     expectProblem(list, 'plugins/services/beta/service.yaml', '/environment/1/value', 'env.ref', /"alpha" has no container port 9999/);
     expectProblem(list, 'plugins/services/beta/service.yaml', '/environment/2/value', 'env.ref', /write \{\{port:id:PORT\}\}/);
   });

@@ -24,7 +24,9 @@ function matrix(): GenerateRequest[] {
   const cases: GenerateRequest[] = [];
   presets.forEach((preset, i) => proxies.forEach((proxy, j) => {
     // alternate domain / no domain so each proxy is seen both ways across the presets
-    cases.push({ name: `${preset}-${proxy}`.slice(0, 63), preset, proxy, domain: (i + j) % 2 ? 'example.com' : undefined });
+    // nginx has no automatic HTTPS, so it takes only localhost as a domain
+    const domain = (i + j) % 2 ? (proxy === 'nginx' ? 'localhost' : 'example.com') : undefined;
+    cases.push({ name: `${preset}-${proxy}`.slice(0, 63), preset, proxy, domain });
   }));
   frameworks.forEach((primary, i) => {
     const companion = frameworks[(i + 1) % frameworks.length];
@@ -33,7 +35,8 @@ function matrix(): GenerateRequest[] {
   for (const preset of presets) cases.push({ name: `bm-${preset}`, preset, deploymentType: 'bare-metal', proxy: 'traefik', domain: 'example.net' });
   // every service in some bundle: all of them in as few stacks as conflicts allow
   everyServiceGroups().forEach((services, i) => {
-    cases.push({ name: `every-${i}`, services, proxy: proxies[1 + (i % (proxies.length - 1))], domain: i % 2 ? undefined : 'all.example.com' });
+    const proxy = proxies[1 + (i % (proxies.length - 1))];
+    cases.push({ name: `every-${i}`, services, proxy, domain: i % 2 ? undefined : proxy === 'nginx' ? 'localhost' : 'all.example.com' });
     cases.push({ name: `every-${i}-bm`, services, deploymentType: 'bare-metal', proxy: 'caddy' });
   });
   cases.push({ name: 'gpu-arm', preset: 'local-ai', gpu: true, platform: 'linux/arm64', proxy: 'nginx' });

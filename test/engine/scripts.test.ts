@@ -26,7 +26,8 @@ function setup(request: Parameters<Generator['generate']>[0], opts: { noDocker?:
 echo "$*" >> ${JSON.stringify(log)}
 case "$*" in
   "compose ps -q") echo c1 ;;
-  inspect*) [[ "$*" == *Health* ]] && echo healthy || echo /c1 ;;
+  "run --rm -i "*) cat >/dev/null; echo 'stackwright:$2y$10$0123456789abcdefghijkuVWXYZ0123456789abcdefghijklmnopq' ;;
+  inspect*) [[ "$*" == *Health* ]] && echo healthy:0 || echo /c1 ;;
 esac
 exit 0
 `, { mode: 0o755 });
@@ -40,8 +41,13 @@ exit 0
 }
 
 describe('scripts/start.sh', () => {
-  test('creates .env with every secret filled, starts the stack and prints the addresses', () => {
+  test('creates .env with every secret filled, stops until a provider key is set, then starts and prints the addresses', () => {
     const { dir, run, calls } = setup({ name: 'starter', preset: 'automation-hub', proxy: 'caddy' });
+    const first = run('scripts/start.sh');
+    assert.equal(first.status, 1, first.stdout);
+    assert.match(first.stderr, /OpenClaw needs a model provider key: set one of .*OPENAI_API_KEY/);
+    assert.ok(!calls().includes('compose up -d --remove-orphans'), 'nothing starts without a key');
+    fs.appendFileSync(path.join(dir, '.env'), 'OPENAI_API_KEY=sk-test\n');
     const res = run('scripts/start.sh');
     assert.equal(res.status, 0, res.stderr + res.stdout);
     assert.match(res.stdout, /The stack is up/);
@@ -54,11 +60,29 @@ describe('scripts/start.sh', () => {
     assert.equal(env.get('POSTGRESQL_POSTGRES_USER'), 'stack');
   });
 
+  test('hashes the proxy password into the proxy config before start, restarts the proxy, and only again after .env changes', () => {
+    const { dir, run, calls } = setup({ name: 'guarded', preset: 'automation-hub', proxy: 'caddy', domain: 'example.com' });
+    run('scripts/start.sh');
+    fs.appendFileSync(path.join(dir, '.env'), 'OPENAI_API_KEY=sk-test\n');
+    const res = run('scripts/start.sh');
+    assert.equal(res.status, 0, res.stderr + res.stdout);
+    const auth = fs.readFileSync(path.join(dir, 'caddy/basic-auth.caddy'), 'utf8');
+    assert.match(auth, /^basicauth \{\n\tadmin \$2y\$10\$0123456789abcdefghijk[A-Za-z0-9]+\n\}$/m);
+    const log = calls();
+    const hash = log.findIndex((l) => /^run --rm -i httpd:[0-9.]+-alpine htpasswd -niBC 10 stackwright$/.test(l));
+    assert.ok(hash >= 0 && hash < log.indexOf('compose up -d --remove-orphans'), log.join('\n'));
+    assert.ok(log.indexOf('compose restart caddy') > log.indexOf('compose up -d --remove-orphans'), log.join('\n'));
+    const before = calls().length;
+    assert.equal(run('scripts/start.sh').status, 0);
+    assert.ok(!calls().slice(before).some((l) => l.startsWith('run --rm -i')), 'unchanged .env: no new hash');
+  });
+
   test('a second run keeps .env as it is, secrets and user edits alike', () => {
     const { dir, run } = setup({ name: 'rerun', services: ['redis'] });
-    assert.equal(run('scripts/start.sh').status, 0);
+    assert.equal(run('scripts/start.sh').status, 1, 'the first run stops for the provider key');
     const envFile = path.join(dir, '.env');
     fs.appendFileSync(envFile, 'OPENAI_API_KEY=sk-user\n');
+    assert.equal(run('scripts/start.sh').status, 0);
     const before = fs.readFileSync(envFile, 'utf8');
     const res = run('scripts/start.sh');
     assert.equal(res.status, 0, res.stderr);

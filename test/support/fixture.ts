@@ -19,6 +19,10 @@ minMemoryMB: 64
 config: { template: config.yaml.eta, target: /etc/fw/config.yaml, nativePath: /etc/fw/config.yaml }
 skillsTarget: /etc/fw/skills
 native: { description: installs fw, install: "true", run: fw }
+environment:
+  - { name: FW_API_KEY, shared: true, description: Model provider key }
+firstRun: { keys: [FW_API_KEY], steps: ["Open the UI."] }
+skills: { loads: true, how: reads the skills folder at start }
 `,
   'plugins/frameworks/fw/config.yaml.eta': 'name: <%= it.yaml(it.stack.name) %>\n',
   'plugins/skills/pack/skill-pack.yaml': 'name: Pack\ndescription: A pack for loader tests.\nrequiredServices: [alpha]\nskills: [one]\n',

@@ -1,0 +1,42 @@
+// Where a stack member is reached from, for a reader in a container or on the host (bare-metal natives).
+// The framework config files, the <PREFIX>_URL variables frameworks receive and the native env files
+// all take addresses from here, so skills see the same URL wherever they run.
+import { urlVariable, type StackMember, type StackModel } from './model.js';
+
+export type Viewer = 'container' | 'native';
+
+export interface MemberAddress {
+  /** host name or address the viewer uses */
+  host: string;
+  /** container port → the port the viewer connects to (null: not reachable from this viewer) */
+  port(containerPort: number): number | null;
+  /** base URL of the main port (first web port, else the first reachable one), or null */
+  url: string | null;
+}
+
+export function addressOf(model: StackModel, member: StackMember, viewer: Viewer): MemberAddress {
+  const published = new Map(model.ports.filter((p) => p.plugin === member.plugin.id).map((p) => [p.container, p.host]));
+  let host: string;
+  let port: (c: number) => number | null;
+  if (viewer === 'container') {
+    host = member.placement === 'native' ? 'host.docker.internal' : member.plugin.id;
+    port = (c) => c;
+  } else {
+    host = '127.0.0.1';
+    port = (c) => (member.placement === 'native' ? c : published.get(c) ?? null);
+  }
+  const ports = member.plugin.manifest.ports ?? [];
+  const main = ports.find((p) => p.web && port(p.container) !== null) ?? ports.find((p) => port(p.container) !== null);
+  return { host, port, url: main ? `http://${host}:${port(main.container)}` : null };
+}
+
+/** [<PREFIX>_URL, base URL] of every service in the stack, as the viewer reaches it. */
+export function serviceUrlVariables(model: StackModel, viewer: Viewer): [string, string][] {
+  const out: [string, string][] = [];
+  for (const m of model.members) {
+    if (m.plugin.kind !== 'service') continue;
+    const { url } = addressOf(model, m, viewer);
+    if (url) out.push([urlVariable(m.plugin.id), url]);
+  }
+  return out;
+}

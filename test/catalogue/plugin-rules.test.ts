@@ -1,0 +1,88 @@
+// The rules every plugin must follow so a stack is safe when run (issue 8): auth declared on web ports,
+// secrets kept to their own service, databases of their own, a first chat described. A dropped-in
+// folder that breaks one is refused at load, with its file and field.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { loadCatalogue } from '../../src/catalogue/load.js';
+import { formatProblem } from '../../src/catalogue/problems.js';
+import { readConfig } from '../../src/config.js';
+import { BASE_FILES, service, writeCatalogue } from '../support/fixture.js';
+import { expectProblem, problems } from '../support/problems.js';
+
+const ALPHA = 'plugins/services/alpha/service.yaml';
+const BETA = 'plugins/services/beta/service.yaml';
+const SERVER = `databaseServer: { setup: setup.sh.eta, superuserPasswordEnv: ROOT_PASSWORD }
+environment:
+  - { name: ROOT_PASSWORD, secret: true, description: superuser password }
+  - { name: API_TOKEN, secret: true, client: true, description: token agents send }
+`;
+
+describe('plugin rules', () => {
+  test('every shipped plugin follows them (the catalogue loads clean)', () => {
+    const config = readConfig({});
+    const result = loadCatalogue({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
+    assert.deepEqual(result.errors.map(formatProblem), []);
+    for (const s of result.catalogue!.services.values()) {
+      for (const p of s.manifest.ports ?? []) if (p.web) assert.ok(p.auth, `${s.id}:${p.container} declares auth`);
+      assert.ok(!/(^|:)latest$/.test(s.manifest.imageTag), `${s.id} pins a release`);
+    }
+  });
+
+  test('a web port without an auth model is refused', () => {
+    const list = problems({ [ALPHA]: service('alpha', 'ports:\n  - { container: 80, host: 8080, web: true, description: UI }\n') });
+    expectProblem(list, ALPHA, '/ports/0', 'port.auth', /declares no auth: own .* none or first-visitor/);
+  });
+
+  test('auth or subpath on a port that gets no route is refused', () => {
+    const list = problems({ [ALPHA]: service('alpha', 'ports:\n  - { container: 80, auth: none, description: API }\n') });
+    expectProblem(list, ALPHA, '/ports/0/auth', 'port.auth', /not web: true/);
+  });
+
+  test("a reference to another service's server-internal secret is refused; a client credential is fine", () => {
+    const alpha = service('alpha', SERVER);
+    const list = problems({
+      [ALPHA]: alpha,
+      'plugins/services/alpha/setup.sh.eta': 'true\n',
+      [BETA]: service('beta', 'requires: [alpha]\nenvironment:\n  - { name: DSN, value: "x://{{alpha.ROOT_PASSWORD}}@{{alpha.API_TOKEN}}", description: uses both }\n'),
+    });
+    expectProblem(list, BETA, '/environment/0/value', 'env.scope', /ROOT_PASSWORD is a secret of "alpha" that stays with it/);
+    assert.ok(!list.some((p) => p.message.includes('API_TOKEN')), list.map(formatProblem).join('\n'));
+  });
+
+  test('a database on a server that is not required, or with a password that is not a secret, is refused', () => {
+    const list = problems({
+      [ALPHA]: service('alpha', SERVER),
+      'plugins/services/alpha/setup.sh.eta': 'true\n',
+      [BETA]: service('beta', 'databases:\n  - { server: alpha, passwordEnv: DB_PASSWORD }\nenvironment:\n  - { name: DB_PASSWORD, default: x, description: not secret }\n'),
+    });
+    expectProblem(list, BETA, '/databases/0/server', 'database.server', /not in requires/);
+    expectProblem(list, BETA, '/databases/0/passwordEnv', 'database.password', /must be a secret variable/);
+  });
+
+  test('ifPresent must name a plugin, and a default may hold only {{url:id}}', () => {
+    const list = problems({
+      [BETA]: service('beta', 'requires: [alpha]\nenvironment:\n  - { name: A, ifPresent: gamma, value: x, description: a }\n  - { name: B, default: "{{host:alpha}}", description: b }\n'),
+    });
+    expectProblem(list, BETA, '/environment/0/ifPresent', 'ref.unknown', /unknown plugin "gamma"/);
+    expectProblem(list, BETA, '/environment/1/default', 'env.ref', /only \{\{url:id\}\}/);
+  });
+
+  test('{{url:id}} needs a web port on that plugin', () => {
+    const list = problems({ [BETA]: service('beta', 'requires: [alpha]\nenvironment:\n  - { name: U, default: "{{url:alpha}}/x", description: u }\n') });
+    expectProblem(list, BETA, '/environment/0/default', 'env.ref', /has no web port/);
+  });
+
+  test('a framework without firstRun or with a key it does not declare is refused', () => {
+    const fw = 'plugins/frameworks/fw/framework.yaml';
+    const base = loadCatalogue(writeCatalogue()).catalogue;
+    assert.ok(base, 'the base fixture loads');
+    const list = problems({ [fw]: (readFixture(fw)).replace('keys: [FW_API_KEY]', 'keys: [OTHER_KEY]') });
+    expectProblem(list, fw, '/firstRun/keys/0', 'framework.first-run', /OTHER_KEY is not a shared provider key/);
+    const missing = problems({ [fw]: readFixture(fw).replace(/^firstRun:.*\n/m, '') });
+    expectProblem(missing, fw, '', 'schema', /firstRun/);
+  });
+});
+
+function readFixture(file: string): string {
+  return BASE_FILES[file];
+}

@@ -1,0 +1,246 @@
+// What must hold when a user runs a generated stack (issue 8, DECISIONS "Running stacks"): nothing
+// without a login is public, no domain means local, one database per service, each container only its
+// own secrets, URLs that follow the domain, and a record of where the stack came from.
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { describe, test } from 'node:test';
+import yaml from 'js-yaml';
+import { readConfig } from '../../src/config.js';
+import { ApiError } from '../../src/errors.js';
+import { Generator, type GenerateRequest } from '../../src/engine/generate.js';
+import { envExampleKeys } from '../support/bundle.js';
+import { shippedCatalogue } from '../support/server.js';
+
+const catalogue = shippedCatalogue();
+const generator = new Generator(catalogue, readConfig({}).templatesDir, 200);
+
+type Compose = { services: Record<string, { environment?: Record<string, string>; ports?: string[]; depends_on?: Record<string, { condition: string }>; image: string; volumes?: string[] }> };
+
+function generate(request: GenerateRequest) {
+  const bundle = generator.generate(request);
+  return { files: bundle.files, compose: yaml.load(bundle.files['docker-compose.yml']) as Compose };
+}
+
+/** Every service whose first web port has the given auth model. */
+function servicesWithAuth(auth: string): string[] {
+  return [...catalogue.services.values()].filter((s) => s.manifest.ports?.find((p) => p.web)?.auth === auth).map((s) => s.id);
+}
+
+/** Site blocks of a Caddyfile by address. */
+function caddySites(caddyfile: string): Map<string, string> {
+  const sites = new Map<string, string>();
+  for (const m of caddyfile.matchAll(/^(\S+) \{\n([\s\S]*?)^\}/gm)) sites.set(m[1], m[2]);
+  return sites;
+}
+
+describe('exposure', () => {
+  const open = servicesWithAuth('own');
+  const guarded = [...servicesWithAuth('none'), ...servicesWithAuth('first-visitor')];
+  const internal = [...catalogue.services.values()].filter((s) => (s.manifest.ports ?? []).length && !(s.manifest.ports ?? []).some((p) => p.web)).map((s) => s.id);
+
+  test('the catalogue has services of every kind, so the checks below mean something', () => {
+    assert.ok(open.length > 0 && guarded.length > 0 && internal.length > 0, JSON.stringify({ open, guarded, internal }));
+  });
+
+  test('behind caddy with a domain: own logins are routed as they are, the rest behind basic auth, internal APIs not at all', () => {
+    const services = [...open.slice(0, 3), ...guarded.slice(0, 4), ...internal.slice(0, 3)].filter((id) => catalogue.services.get(id)!.manifest.conflictsWith === undefined);
+    const { files } = generate({ name: 'exposed', services, proxy: 'caddy', domain: 'example.com' });
+    const sites = caddySites(files['caddy/Caddyfile']);
+    for (const id of services) {
+      const block = sites.get(`https://${id}.example.com`);
+      if (internal.includes(id)) assert.equal(block, undefined, `${id} is internal: no route`);
+      else if (guarded.includes(id)) assert.match(block ?? '', /import basic-auth\.caddy/, `${id} is behind basic auth`);
+      else assert.doesNotMatch(block ?? 'missing', /basic-auth|missing/, `${id} is routed with its own login`);
+    }
+    assert.match(files['caddy/basic-auth.caddy'], /basicauth \{\n\tlocked-until-start \$2b\$10\$/, 'the shipped auth file is locked until start.sh writes it');
+    const env = envExampleKeys(files['.env.example']);
+    assert.equal(env.get('STACK_PROXY_USER'), 'admin');
+    assert.equal(env.get('STACK_PROXY_PASSWORD'), '');
+    assert.match(files['scripts/lib.sh'], /write_proxy_auth\(\)/);
+  });
+
+  test('traefik and nginx guard the same routes with their own basic auth', () => {
+    const services = guarded.slice(0, 2);
+    const traefik = generate({ name: 'tr', services, proxy: 'traefik', domain: 'example.com' }).files;
+    const dynamic = yaml.load(traefik['traefik/dynamic.yml']) as { http: { routers: Record<string, { middlewares?: string[] }>; middlewares: Record<string, { basicAuth?: { usersFile: string } }> } };
+    for (const id of services) assert.ok(dynamic.http.routers[id].middlewares?.includes('stack-auth'), `${id} router has stack-auth`);
+    assert.equal(dynamic.http.middlewares['stack-auth'].basicAuth?.usersFile, '/etc/traefik/htpasswd');
+    const nginx = generate({ name: 'ng', services, proxy: 'nginx', domain: 'localhost' }).files;
+    assert.match(nginx['nginx/stack.conf'], /auth_basic_user_file \/etc\/nginx\/conf\.d\/htpasswd;/);
+    assert.match(nginx['nginx/htpasswd'], /^locked-until-start:\$2b\$10\$/);
+  });
+
+  test('without a domain the proxy listens on STACK_BIND_ADDRESS and publishes no 443; with one it is public with 443', () => {
+    for (const proxy of ['caddy', 'traefik']) {
+      const local = generate({ name: `local-${proxy}`, preset: 'web-agent', proxy }).compose.services[proxy].ports!;
+      assert.deepEqual(local.filter((p) => !p.startsWith('${STACK_BIND_ADDRESS:-127.0.0.1}:')), [], `${proxy} binds locally: ${local}`);
+      assert.ok(!local.some((p) => /:443(\/udp)?$/.test(p)), `${proxy} publishes no 443 without HTTPS: ${local}`);
+      const pub = generate({ name: `public-${proxy}`, preset: 'web-agent', proxy, domain: 'example.com' }).compose.services[proxy].ports!;
+      assert.ok(pub.some((p) => p.endsWith(':443')) && pub.every((p) => !p.startsWith('${STACK_BIND_ADDRESS')), `${proxy} public: ${pub}`);
+    }
+  });
+
+  test('a proxy without automatic HTTPS refuses a public domain', () => {
+    assert.throws(() => generator.generate({ name: 'plain', preset: 'web-agent', proxy: 'nginx', domain: 'example.com' }), (e: unknown) => {
+      assert.ok(e instanceof ApiError && e.status === 400, String(e));
+      assert.match(JSON.stringify(e.details), /serves plain HTTP only.*use caddy or traefik/);
+      return true;
+    });
+  });
+
+  test('path mode routes only apps that live under a prefix; the others keep their own port', () => {
+    const { files } = generate({ name: 'paths', services: [...open, ...guarded].slice(0, 8).filter((id) => !catalogue.services.get(id)!.manifest.conflictsWith), proxy: 'caddy' });
+    for (const s of catalogue.services.values()) {
+      const web = s.manifest.ports?.find((p) => p.web);
+      if (!web || !files['docker-compose.yml'].includes(`\n  ${s.id}:\n`)) continue;
+      const routed = files['caddy/Caddyfile'].includes(`"/${s.id}/*"`);
+      assert.equal(routed, Boolean(web.subpath), `${s.id} subpath=${web.subpath}`);
+    }
+  });
+});
+
+describe('databases', () => {
+  const consumers = [...catalogue.services.values()].filter((s) => s.manifest.databases?.length).map((s) => s.id);
+
+  test('each consumer gets its own database and user, made by a setup container it waits for', () => {
+    assert.ok(consumers.length >= 2, `consumers: ${consumers}`);
+    const { files, compose } = generate({ name: 'dbs', services: consumers });
+    const servers = new Set(consumers.flatMap((id) => catalogue.services.get(id)!.manifest.databases!.map((d) => d.server)));
+    for (const server of servers) {
+      const setup = compose.services[`${server}-setup`];
+      assert.ok(setup, `${server}-setup exists`);
+      assert.equal(setup.depends_on?.[server]?.condition, 'service_healthy');
+      const superuser = catalogue.services.get(server)!.manifest.databaseServer!.superuserPasswordEnv;
+      // only the server and its setup container hold the superuser password
+      for (const [name, def] of Object.entries(compose.services)) {
+        const holds = Object.values(def.environment ?? {}).some((v) => v.includes(`${server.toUpperCase()}_${superuser}`));
+        assert.equal(holds, name === server || name === `${server}-setup`, `${name} and the ${server} superuser password`);
+      }
+    }
+    const names = new Set<string>();
+    for (const id of consumers) {
+      for (const db of catalogue.services.get(id)!.manifest.databases!) {
+        assert.equal(compose.services[id].depends_on?.[`${db.server}-setup`]?.condition, 'service_completed_successfully', id);
+        const name = db.name ?? id.replace(/-/g, '_');
+        assert.ok(!names.has(name), `${name} is one consumer's`);
+        names.add(name);
+        assert.match(files[`config/${db.server}/create-databases.sh`], new RegExp(`ensure_database ${name} `));
+      }
+    }
+  });
+
+  test('the setup script runs again on every up (no init folder) and only when a consumer exists', () => {
+    const { files, compose } = generate({ name: 'nodb', services: ['postgresql'] });
+    assert.equal(compose.services['postgresql-setup'], undefined);
+    assert.equal(files['config/postgresql/create-databases.sh'], undefined);
+  });
+});
+
+describe('secrets', () => {
+  test('a framework receives only the client credentials of the services its skill packs use', () => {
+    const { compose } = generate({ name: 'secrets', preset: 'full-stack' });
+    const env = compose.services.openclaw.environment!;
+    const packs = catalogue.presets.get('full-stack')!.manifest.skills.map((id) => catalogue.skillPacks.get(id)!);
+    const used = new Set(packs.flatMap((p) => [...p.manifest.requiredServices, ...(p.manifest.optionalServices ?? [])]));
+    for (const [name, value] of Object.entries(env)) {
+      const refs = [...value.matchAll(/\$\{([A-Z0-9_]+)/g)].map((m) => m[1]);
+      for (const ref of refs) {
+        const owner = [...catalogue.services.values()].find((s) => (s.manifest.environment ?? []).some((e) => !e.shared && `${s.id.toUpperCase().replace(/-/g, '_')}_${e.name}` === ref));
+        if (!owner) continue;
+        const spec = owner.manifest.environment!.find((e) => `${owner.id.toUpperCase().replace(/-/g, '_')}_${e.name}` === ref)!;
+        assert.ok(!spec.secret || (spec.client && used.has(owner.id)), `openclaw gets ${ref} (${name}) of ${owner.id}`);
+      }
+    }
+    assert.ok(!JSON.stringify(env).includes('POSTGRESQL_POSTGRES_PASSWORD'));
+  });
+
+  test('frameworks get each service address as <SERVICE>_URL', () => {
+    const { compose } = generate({ name: 'urls', preset: 'research-assistant' });
+    const env = compose.services.openclaw.environment!;
+    assert.equal(env.SEARXNG_URL, 'http://searxng:8080');
+  });
+
+  test('a prefixed secret is generated with its prefix', () => {
+    const prefixed = [...catalogue.services.values()].flatMap((s) => (s.manifest.environment ?? []).filter((e) => typeof e.secret === 'object' && e.secret.prefix).map((e) => [s.id, e] as const));
+    for (const [id, e] of prefixed) {
+      const { files } = generate({ name: `p-${id}`, services: [id] });
+      assert.match(files['scripts/lib.sh'], new RegExp(`fill_secret ${id.toUpperCase().replace(/-/g, '_')}_${e.name} \\d+ \\w+ ${(e.secret as { prefix: string }).prefix}`));
+    }
+  });
+});
+
+describe('URLs follow the domain', () => {
+  test('{{url:id}} defaults are the routed https URL with a domain and the host port without one', () => {
+    const withUrl = [...catalogue.services.values()].filter((s) => (s.manifest.environment ?? []).some((e) => e.default?.includes('{{url:')));
+    assert.ok(withUrl.length >= 3, withUrl.map((s) => s.id).join());
+    for (const s of withUrl) {
+      if (s.manifest.conflictsWith) continue;
+      const spec = s.manifest.environment!.find((e) => e.default?.includes('{{url:'))!;
+      const key = `${s.id.toUpperCase().replace(/-/g, '_')}_${spec.name}`;
+      const domain = envExampleKeys(generate({ name: `d-${s.id}`, services: [s.id], proxy: 'caddy', domain: 'example.com' }).files['.env.example']);
+      assert.ok(domain.get(key)!.startsWith(`https://${s.id}.example.com`), `${key}=${domain.get(key)}`);
+      const local = envExampleKeys(generate({ name: `l-${s.id}`, services: [s.id] }).files['.env.example']);
+      assert.match(local.get(key)!, /^http:\/\/localhost:\d+/, `${key}=${local.get(key)}`);
+    }
+  });
+});
+
+describe('provenance', () => {
+  test('stackwright.json records the request, the catalogue revision, the version and every file hash', () => {
+    const request = { name: 'traced', preset: 'web-agent', proxy: 'caddy', domain: 'example.com' };
+    const { files } = generate(request);
+    const record = JSON.parse(files['stackwright.json']);
+    assert.deepEqual(record.request, request);
+    assert.equal(record.stackwright.catalogueRevision, catalogue.revision);
+    assert.match(record.stackwright.version, /^\d+\.\d+\.\d+/);
+    const listed = Object.keys(record.files).sort();
+    assert.deepEqual(listed, Object.keys(files).filter((f) => f !== 'stackwright.json').sort());
+    for (const f of listed) assert.equal(record.files[f], crypto.createHash('sha256').update(files[f]).digest('hex'), f);
+  });
+
+  test('the scripts never name a compose file, so docker-compose.override.yml stays in effect', () => {
+    const { files } = generate({ name: 'override', preset: 'web-agent', proxy: 'caddy' });
+    for (const [file, text] of Object.entries(files)) {
+      if (file.endsWith('.sh') || file.endsWith('.ps1')) assert.doesNotMatch(text, /docker compose (-f|--file)\b/, file);
+    }
+    assert.match(files['README.md'], /docker-compose\.override\.yml/);
+  });
+});
+
+describe('frameworks and hardware', () => {
+  test('every framework has first-chat steps in the README, and start.sh checks the primary has a key', () => {
+    for (const fw of catalogue.frameworks.values()) {
+      const { files } = generate({ name: `chat-${fw.id}`, primaryFramework: fw.id });
+      assert.match(files['README.md'], new RegExp(`## First chat[\\s\\S]*\\*\\*${fw.manifest.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\*\\*`), fw.id);
+      for (const step of fw.manifest.firstRun.steps) assert.ok(files['README.md'].includes(step), `${fw.id}: ${step}`);
+      if (fw.manifest.firstRun.keys.length) assert.match(files['scripts/start.sh'], /needs a model provider key/, fw.id);
+    }
+  });
+
+  test('gpu: true runs the GPU build of services that have one', () => {
+    const gpuServices = [...catalogue.services.values()].filter((s) => s.manifest.gpuImageTag);
+    assert.ok(gpuServices.length > 0);
+    for (const s of gpuServices) {
+      const { compose } = generate({ name: `gpu-${s.id}`, services: [s.id], gpu: true });
+      assert.equal(compose.services[s.id].image, `${s.manifest.image}:${s.manifest.gpuImageTag}`);
+      assert.equal(generate({ name: `cpu-${s.id}`, services: [s.id] }).compose.services[s.id].image, `${s.manifest.image}:${s.manifest.imageTag}`);
+    }
+  });
+
+  test('bare metal: natives run as the stackwright user on STACK_NATIVE_BIND, install.ps1 starts them in the background', () => {
+    for (const fw of catalogue.frameworks.values()) {
+      const { files } = generate({ name: `bm-${fw.id}`, primaryFramework: fw.id, deploymentType: 'bare-metal', proxy: 'caddy' });
+      const native = files[`native/${fw.id}.sh`];
+      if (fw.manifest.native.run) assert.match(native, /"User=\$service_user"/, fw.id);
+      assert.match(native, /STACK_NATIVE_BIND "\$\(env_value STACK_NATIVE_BIND 127\.0\.0\.1\)"/, fw.id);
+      assert.match(files['install.sh'], /docker network inspect bridge/, fw.id);
+      const ps1 = files['install.ps1'];
+      if (fw.manifest.native.windows && fw.manifest.native.windowsRun) {
+        assert.match(ps1, /Start-Process/, fw.id);
+        assert.ok(ps1.indexOf('docker compose up') < ps1.indexOf('Start-Process'), `${fw.id}: containers first`);
+      } else {
+        assert.match(ps1, /^Fail .*cannot run natively on Windows/m, fw.id);
+      }
+    }
+  });
+});
