@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real tools the test suite checks generated bundles with, idempotently:
 #   Debian: docker-compose (validates compose files without a daemon), caddy, nginx-light, shellcheck,
-#           redis-server (shared rate limits), util-linux (unshare, for nginx -t in a private namespace)
+#           redis-server (shared rate limits), util-linux (unshare, for nginx -t in a private namespace),
+#           postgresql (the generated database setup script runs against a real server)
 #   npm, into $VALIDATORS_PREFIX (default /tmp/validators): dclint, yaml, js-yaml, dotenv-linter,
 #           typescript + the SchemaStore Traefik types, web-tree-sitter + tree-sitter-powershell
 # It delegates to the team's shared validator installer (../shared/validators), which the tests
@@ -16,3 +17,8 @@ fi
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 $SUDO env VALIDATORS_PREFIX="${VALIDATORS_PREFIX:-/tmp/validators}" bash "$validators/install.sh"
+# PostgreSQL server binaries: the generated database setup script runs against a real server in the tests
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+fi

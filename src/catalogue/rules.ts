@@ -55,6 +55,10 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
   checkCycles(raw.services, add);
 
   for (const pack of raw.skillPacks) {
+    const uses = new Set([...pack.manifest.requiredServices, ...(pack.manifest.optionalServices ?? [])]);
+    (pack.manifest.tokens ?? []).forEach((t, i) => {
+      if (!uses.has(t.service)) add(pack.file, `/tokens/${i}/service`, 'ref.unknown', `token ${t.name} is for "${t.service}", which the pack neither requires nor lists as optional`);
+    });
     for (const field of ['requiredServices', 'optionalServices'] as const) {
       (pack.manifest[field] ?? []).forEach((id, i) => {
         if (!services.has(id)) add(pack.file, `/${field}/${i}`, 'ref.unknown', `${field} names unknown service "${id}"${didYouMean(id, services.keys())}`);

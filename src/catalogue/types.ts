@@ -71,6 +71,9 @@ export interface ContainerManifest {
   hostMounts?: HostMountSpec[];
   healthcheck?: HealthcheckSpec;
   command?: string | string[];
+  entrypoint?: string | string[];
+  init?: boolean;
+  shmSize?: string;
   user?: string;
   requires?: string[];
   databases?: DatabaseSpec[];
@@ -85,7 +88,7 @@ export interface ServiceManifest extends ContainerManifest {
   gpu?: 'none' | 'optional' | 'required';
   gpuImageTag?: string;
   native?: NativeRecipe;
-  databaseServer?: { setup: string; superuserPasswordEnv: string };
+  databaseServer?: { setup: string; superuserPasswordEnv: string; port: number; clientUrl: string };
 }
 
 export interface FrameworkManifest extends ContainerManifest {
@@ -114,6 +117,8 @@ export interface SkillPackManifest {
   optionalServices?: string[];
   skills: string[];
   tags?: string[];
+  /** tokens the user creates in a service for the agents; frameworks receive them */
+  tokens?: { name: string; service: string; description: string }[];
 }
 
 export interface PresetManifest { name: string; description: string; services: string[]; skills: string[] }

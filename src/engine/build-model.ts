@@ -3,9 +3,10 @@
 // use them (DECISIONS "Running stacks"), public URLs and the databases each consumer owns.
 import type { ContainerPlugin } from '../catalogue/types.js';
 import { VALUE_REF } from '../catalogue/rules.js';
+import { envPrefix } from './escape.js';
 import type { Resolution } from './resolve.js';
 import {
-  BIND_VARIABLE, envApplies, envKey, NATIVE_BIND_VARIABLE, portVariable, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE,
+  BIND_VARIABLE, envApplies, envKey, skillTokens, NATIVE_BIND_VARIABLE, portVariable, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE,
   type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
 } from './model.js';
 
@@ -17,7 +18,11 @@ export function buildModel(resolution: Resolution, options: StackOptions): Stack
   const routes = resolution.proxy ? buildRoutes(members, options, https) : [];
   const publicUrls = buildPublicUrls(members, ports, routes);
   const proxyAuth = routes.some((r) => r.protected);
-  const env = collectEnv(members, plugins, ports, options, publicUrls, proxyAuth);
+  const databases = collectDatabases(members, resolution);
+  const env = collectEnv(members, plugins, ports, options, publicUrls, proxyAuth, databases);
+  for (const t of skillTokens({ resolution, plugins })) {
+    if (!env.some((v) => v.key === t.name)) env.push({ key: t.name, example: '', required: false, group: t.service, description: `${t.description} (for the agents' skills; optional)` });
+  }
   return {
     options,
     resolution,
@@ -30,7 +35,7 @@ export function buildModel(resolution: Resolution, options: StackOptions): Stack
     https,
     publicUrls,
     proxyAuth,
-    databases: collectDatabases(members),
+    databases,
   };
 }
 
@@ -137,7 +142,7 @@ function buildPublicUrls(members: StackMember[], ports: PublishedPort[], routes:
 
 function collectEnv(
   members: StackMember[], plugins: ReadonlyMap<string, ContainerPlugin>, ports: PublishedPort[], options: StackOptions,
-  publicUrls: ReadonlyMap<string, string>, proxyAuth: boolean,
+  publicUrls: ReadonlyMap<string, string>, proxyAuth: boolean, databases: StackDatabase[],
 ): EnvVar[] {
   const vars: EnvVar[] = [{
     key: 'COMPOSE_PROJECT_NAME', description: 'Compose project name: prefixes container and volume names',
@@ -159,6 +164,14 @@ function collectEnv(
         required: Boolean(spec.required || secret), group: spec.shared ? '' : m.plugin.id,
       });
     }
+  }
+  // the role passwords of frameworks' own databases (declared ones are the plugins' own variables)
+  for (const db of databases.filter((d) => d.urlVariable && !seen.has(d.passwordVariable))) {
+    seen.add(db.passwordVariable);
+    vars.push({
+      key: db.passwordVariable, example: '', required: true, group: db.consumer, secret: { length: 32, charset: 'alnum', prefix: '' },
+      description: `Password of ${db.consumer}'s own database user on ${db.server} (its skills use it through ${db.urlVariable})`,
+    });
   }
   if (ports.length) {
     vars.push({
@@ -188,10 +201,24 @@ function collectEnv(
   return vars;
 }
 
-function collectDatabases(members: StackMember[]): StackDatabase[] {
+function collectDatabases(members: StackMember[], resolution: Resolution): StackDatabase[] {
   const out: StackDatabase[] = [];
+  const servers = new Set(members.filter((m) => m.plugin.kind === 'service' && m.plugin.manifest.databaseServer).map((m) => m.plugin.id));
+  const usedBySkills = new Set(resolution.skillPacks.flatMap((p) => [...p.manifest.requiredServices, ...(p.manifest.optionalServices ?? [])]));
   for (const m of members) {
-    for (const db of m.plugin.manifest.databases ?? []) {
+    const declared = m.plugin.manifest.databases ?? [];
+    if (m.plugin.kind === 'framework') {
+      // a framework whose skills keep records on a database server gets a database of its own there
+      for (const server of [...servers].filter((id) => usedBySkills.has(id))) {
+        const own = declared.find((d) => d.server === server);
+        const name = (own?.name ?? m.plugin.id).replace(/-/g, '_');
+        const password = own ? envKey(m.plugin.id, (m.plugin.manifest.environment ?? []).find((e) => e.name === own.passwordEnv)!) : `${envPrefix(m.plugin.id)}_DB_PASSWORD`;
+        if (!own) out.push({ server, consumer: m.plugin.id, name, user: name, passwordVariable: password, additional: [], extensions: [], urlVariable: `${envPrefix(server)}_DATABASE_URL` });
+        else out.push({ server, consumer: m.plugin.id, name, user: (own.user ?? m.plugin.id).replace(/-/g, '_'), passwordVariable: password, additional: own.additional ?? [], extensions: own.extensions ?? [], urlVariable: `${envPrefix(server)}_DATABASE_URL` });
+      }
+    }
+    for (const db of declared) {
+      if (out.some((d) => d.consumer === m.plugin.id && d.server === db.server)) continue;
       const own = m.plugin.id.replace(/-/g, '_');
       const password = (m.plugin.manifest.environment ?? []).find((e) => e.name === db.passwordEnv)!;
       out.push({
@@ -202,6 +229,7 @@ function collectDatabases(members: StackMember[]): StackDatabase[] {
         passwordVariable: envKey(m.plugin.id, password),
         additional: db.additional ?? [],
         extensions: db.extensions ?? [],
+        urlVariable: null,
       });
     }
   }

@@ -4,15 +4,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
-import { serviceUrlVariables } from './addresses.js';
-import { nativeSkillsDir } from './plugin-files.js';
-import { AUTH_FILE_FORMAT } from './proxy-auth.js';
 import { isPublicDomain } from './build-model.js';
-import { proxyFilePath, setupServiceName, substituteRefs, volumeName, type ValueView } from './compose.js';
+import { proxyFilePath, setupServiceName, volumeName } from './compose.js';
 import { dotenvValue, psQuote, shellQuote } from './escape.js';
 import {
-  BIND_VARIABLE, clientKeys, envApplies, envKey, NATIVE_BIND_VARIABLE, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
+  BIND_VARIABLE, NATIVE_BIND_VARIABLE, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
 } from './model.js';
+import { bashValue, nativeEnvironment, psValue } from './native-env.js';
+import { nativeSkillsDir } from './plugin-files.js';
+import { AUTH_FILE_FORMAT } from './proxy-auth.js';
 
 /** Scripts get mode 0755 in the archive. */
 export const SCRIPT_FILES = ['scripts/lib.sh', 'scripts/start.sh', 'scripts/stop.sh', 'scripts/update.sh', 'scripts/backup.sh', 'scripts/status.sh'];
@@ -138,7 +138,11 @@ function bundleContext(model: StackModel) {
     hostMounts: model.members.flatMap((m) => (m.plugin.manifest.hostMounts ?? []).map((h) => ({ plugin: m.plugin.id, ...h }))),
     natives: model.members.filter((m) => m.placement === 'native').map((m) => {
       const native = (m.plugin.manifest as { native?: NativeRecipe }).native!;
-      return { id: m.plugin.id, name: m.plugin.manifest.name, windows: native.windows ?? null, windowsRun: native.windowsRun ?? null, role: m.role ?? null };
+      return {
+        id: m.plugin.id, name: m.plugin.manifest.name, windows: native.windows ?? null, windowsRun: native.windowsRun ?? null, role: m.role ?? null,
+        // the variables the process sees, under the names it reads (as native/<id>.sh gives them)
+        env: nativeEnvironment(model, m).map((v) => ({ name: v.name, value: psValue(v.parts) })),
+      };
     }),
     portMoves: model.portMoves,
     // PRESET_OVERRIDES among them names the fields a preset made the generator ignore
@@ -163,41 +167,7 @@ function lowerFirst(text: string): string {
 function nativeContext(model: StackModel, member: StackMember, shared: ReturnType<typeof bundleContext>) {
   const plugin = member.plugin;
   const native = (plugin.manifest as { native?: NativeRecipe }).native!;
-  // a native process reaches everything through the host: containers on their published ports
-  const published = new Map(model.ports.map((p) => [`${p.plugin}:${p.container}`, p]));
-  const hostPort = (id: string, containerPort: number) => {
-    const p = published.get(`${id}:${containerPort}`);
-    return p ? `"$(env_value ${p.variable} ${p.host})"` : String(containerPort);
-  };
-  const hostView: ValueView = {
-    variable: (key) => `"$(env_value ${key})"`,
-    host: () => '127.0.0.1',
-    port: hostPort,
-    url: (id) => shellQuote(model.publicUrls.get(id) ?? ''),
-    literal: (text) => (text ? shellQuote(text) : ''),
-  };
-  const env = (plugin.manifest.environment ?? []).filter((spec) => envApplies(spec, model.plugins)).map((spec) => ({
-    name: spec.name,
-    value: spec.value !== undefined ? substituteRefs(spec.value, model.plugins, hostView) || "''" : `"$(env_value ${envKey(plugin.id, spec)})"`,
-  }));
   const fw = plugin.kind === 'framework' ? (plugin as FrameworkPlugin).manifest : undefined;
-  if (fw) {
-    // the same wiring a framework container gets: where each service is, and the client credentials
-    // of the services its skill packs call (nothing else)
-    const used = new Set(model.resolution.skillPacks.flatMap((p) => [...p.manifest.requiredServices, ...(p.manifest.optionalServices ?? [])]));
-    const taken = new Set(env.map((e) => e.name));
-    for (const [name, url] of serviceUrlVariables(model, 'native')) {
-      if (taken.has(name)) continue;
-      const m = /^http:\/\/127\.0\.0\.1:(\d+)$/.exec(url);
-      const service = model.ports.find((p) => String(p.host) === m?.[1] && p.plugin !== plugin.id);
-      env.push({ name, value: service ? `'http://127.0.0.1:'"$(env_value ${service.variable} ${service.host})"` : shellQuote(url) });
-      taken.add(name);
-    }
-    for (const m of model.members.filter((x) => x.plugin.kind === 'service' && used.has(x.plugin.id))) {
-      for (const key of clientKeys(m.plugin)) if (!taken.has(key)) env.push({ name: key, value: `"$(env_value ${key})"` });
-    }
-  }
-  env.push({ name: NATIVE_BIND_VARIABLE, value: `"$(env_value ${NATIVE_BIND_VARIABLE} 127.0.0.1)"` });
   const unit = `stackwright-${model.options.name}-${plugin.id}`;
   const stateDir = `/var/lib/stackwright/${model.options.name}/${plugin.id}`;
   return {
@@ -210,6 +180,6 @@ function nativeContext(model: StackModel, member: StackMember, shared: ReturnTyp
     // ~ is the service user's home: the state folder
     config: fw ? { path: fw.config.nativePath.replace(/^~(?=\/)/, stateDir) } : null,
     skillsDir: fw ? nativeSkillsDir(fw.config.nativePath.replace(/^~(?=\/)/, stateDir)) : null,
-    env,
+    env: nativeEnvironment(model, member).map((v) => ({ name: v.name, value: bashValue(v.parts) })),
   };
 }

@@ -4,7 +4,7 @@ import yaml from 'js-yaml';
 import type { ContainerPlugin, EnvSpec, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { VALUE_REF } from '../catalogue/rules.js';
 import { composeLiteral } from './escape.js';
-import { BIND_VARIABLE, clientKeys, envApplies, envKey, type StackMember, type StackModel } from './model.js';
+import { BIND_VARIABLE, clientVariables, envApplies, envKey, skillTokens, type StackMember, type StackModel } from './model.js';
 import type { FragmentCache } from './fragment-cache.js';
 import { serviceUrlVariables } from './addresses.js';
 
@@ -39,6 +39,19 @@ export function buildCompose(model: StackModel, cache: FragmentCache): string {
   return text + yaml.dump(topLevel(model), DUMP_OPTIONS);
 }
 
+/**
+ * A database's connection string from its server's clientUrl, as one reader sees it: fixed parts go
+ * through `escape`, while host, port and password come as the reader spells them.
+ */
+export function databaseUrl(model: StackModel, db: StackModel['databases'][number], reader: { host: string; port: string; password: string; escape: (text: string) => string }): string {
+  const template = (model.plugins.get(db.server) as ServicePlugin).manifest.databaseServer!.clientUrl;
+  const values: Record<string, string> = { user: reader.escape(db.user), password: reader.password, host: reader.host, port: reader.port, database: reader.escape(db.name) };
+  return template.split(/(\{(?:user|password|host|port|database)\})/).map((piece) => {
+    const key = /^\{(\w+)\}$/.exec(piece)?.[1];
+    return key && key in values ? values[key] : reader.escape(piece);
+  }).join('');
+}
+
 /** Compose name of the one-shot container that creates the consumers' databases on a server. */
 export function setupServiceName(serverId: string): string {
   return `${serverId}-setup`;
@@ -60,6 +73,8 @@ function setupContainers(model: StackModel): Map<string, Record<string, unknown>
     const environment: Record<string, string> = {};
     const view = containerView([]);
     for (const spec of m.environment ?? []) if (envApplies(spec, model.plugins)) environment[spec.name] = envReference(server, spec, model.plugins, view);
+    // where the script finds the server (libpq and most clients read PGHOST)
+    environment.PGHOST = serverId;
     for (const db of model.databases.filter((d) => d.server === serverId)) {
       environment[db.passwordVariable] = `\${${db.passwordVariable}:?${db.passwordVariable} is empty: run scripts/start.sh to generate it}`;
     }
@@ -108,9 +123,11 @@ interface FragmentInput {
   ports: { variable: string; host: number; container: number; protocol: string; public: boolean }[];
   dependsOn: [string, 'service_healthy' | 'service_started' | 'service_completed_successfully'][];
   /** .env keys of the client credentials a framework receives (of the services its skill packs use) */
-  extraSecrets: string[];
+  extraSecrets: { key: string; secret: boolean }[];
   /** framework containers: <PREFIX>_URL → each service's address on the stack network */
   serviceUrls: [string, string][];
+  /** frameworks: <SERVER>_DATABASE_URL of their own databases */
+  databaseUrls: [string, string][];
   /** ifPresent targets of this plugin that are in the stack */
   present: string[];
   /** public URLs of the plugins its {{url:id}} references name */
@@ -130,7 +147,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
   // the other services (service_started), so one slow optional service cannot hold the whole stack back
   const required = new Set(plugin.manifest.requires ?? []);
   let deps: string[] = [...required];
-  let extraSecrets: string[] = [];
+  let extraSecrets: FragmentInput['extraSecrets'] = [];
   let serviceUrls: [string, string][] = [];
   if (plugin.kind === 'framework') {
     // a framework drives the services of the stack: it starts after them, knows where each is, and
@@ -138,7 +155,10 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     const services = model.members.filter((m) => m.plugin.kind === 'service');
     deps = [...new Set([...deps, ...services.map((m) => m.plugin.id)])];
     const used = new Set(model.resolution.skillPacks.flatMap((p) => [...p.manifest.requiredServices, ...(p.manifest.optionalServices ?? [])]));
-    extraSecrets = services.filter((m) => used.has(m.plugin.id)).flatMap((m) => clientKeys(m.plugin));
+    extraSecrets = [
+      ...services.filter((m) => used.has(m.plugin.id)).flatMap((m) => clientVariables(m.plugin)),
+      ...skillTokens(model).map((t) => ({ key: t.name, secret: false })),
+    ];
     serviceUrls = serviceUrlVariables(model, 'container');
   } else if (plugin.kind === 'proxy') {
     deps = [...new Set(model.routes.map((r) => r.service))];
@@ -148,9 +168,16 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     .filter((id) => inCompose.has(id))
     .map((id) => [id, required.has(id) && model.plugins.get(id)?.manifest.healthcheck ? 'service_healthy' : 'service_started']);
   // a consumer waits for its database to exist
-  for (const server of new Set((plugin.manifest.databases ?? []).map((d) => d.server))) {
+  const databases = model.databases.filter((d) => d.consumer === plugin.id);
+  for (const server of new Set(databases.map((d) => d.server))) {
     if (inCompose.has(server)) conditions.push([setupServiceName(server), 'service_completed_successfully']);
   }
+  const databaseUrls = databases.filter((d) => d.urlVariable).map((d) => [d.urlVariable!, databaseUrl(model, d, {
+    host: nativeIds.includes(d.server) ? 'host.docker.internal' : d.server,
+    port: String((model.plugins.get(d.server) as ServicePlugin).manifest.databaseServer!.port),
+    password: `\${${d.passwordVariable}}`,
+    escape: composeLiteral,
+  })] as [string, string]);
   const env = plugin.manifest.environment ?? [];
   const referenced = new Set(env.flatMap((e) => [...`${e.value ?? ''}${e.default ?? ''}`.matchAll(VALUE_REF)].filter((r) => r[3] === 'url').map((r) => r[4])));
   return {
@@ -158,6 +185,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     dependsOn: conditions,
     extraSecrets,
     serviceUrls,
+    databaseUrls,
     present: env.filter((e) => e.ifPresent !== undefined && model.plugins.has(e.ifPresent)).map((e) => e.ifPresent!),
     urls: [...referenced].map((id) => [id, model.publicUrls.get(id) ?? ''] as [string, string]),
     platform: model.options.platform,
@@ -187,7 +215,10 @@ function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugin
   const def: Record<string, unknown> = { image: `${m.image}:${input.gpuTag ?? m.imageTag}` };
   if (input.platform) def.platform = input.platform;
   def.restart = 'unless-stopped';
+  if (m.entrypoint !== undefined) def.entrypoint = Array.isArray(m.entrypoint) ? m.entrypoint.map(composeLiteral) : composeLiteral(m.entrypoint);
   if (m.command !== undefined) def.command = Array.isArray(m.command) ? m.command.map(composeLiteral) : composeLiteral(m.command);
+  if (m.init) def.init = true;
+  if (m.shmSize) def.shm_size = m.shmSize;
   if (m.user) def.user = m.user;
   if (plugin.kind === 'framework' && plugin.manifest.interactive) {
     def.stdin_open = true;
@@ -218,7 +249,11 @@ function environmentOf(plugin: ContainerPlugin, plugins: PluginLookup, input: Fr
     if (spec.ifPresent === undefined || input.present.includes(spec.ifPresent)) env[spec.name] = envReference(plugin, spec, plugins, view);
   }
   for (const [name, url] of input.serviceUrls) if (!(name in env)) env[name] = composeLiteral(url);
-  for (const key of input.extraSecrets) if (!(key in env)) env[key] = `\${${key}:?${key} is empty: run scripts/start.sh}`;
+  for (const [name, url] of input.databaseUrls) if (!(name in env)) env[name] = url;
+  for (const { key, secret } of input.extraSecrets) {
+    // a generated secret must be there; a token the user creates later may still be empty
+    if (!(key in env)) env[key] = secret ? `\${${key}:?${key} is empty: run scripts/start.sh}` : `\${${key}}`;
+  }
   return env;
 }
 

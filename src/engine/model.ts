@@ -66,6 +66,8 @@ export interface StackDatabase {
   passwordVariable: string;
   additional: string[];
   extensions: string[];
+  /** a framework's own database (its skill packs use the server): the variable it gets the URL in */
+  urlVariable: string | null;
 }
 
 export interface StackMember {
@@ -109,7 +111,12 @@ export function portVariable(pluginId: string, container: number, protocol: 'tcp
 
 /** .env keys of a plugin's client credentials: what frameworks whose skills use it receive. */
 export function clientKeys(plugin: ContainerPlugin): string[] {
-  return (plugin.manifest.environment ?? []).filter((e) => e.client && !e.shared).map((e) => envKey(plugin.id, e));
+  return clientVariables(plugin).map((v) => v.key);
+}
+
+/** The same with whether each is a generated secret (compose insists on those) or a value the user may leave empty. */
+export function clientVariables(plugin: ContainerPlugin): { key: string; secret: boolean }[] {
+  return (plugin.manifest.environment ?? []).filter((e) => e.client && !e.shared).map((e) => ({ key: envKey(plugin.id, e), secret: Boolean(e.secret) }));
 }
 
 /** The variable holding a service's address as a framework reaches it (skills use it). */
@@ -126,4 +133,14 @@ export const NATIVE_BIND_VARIABLE = 'STACK_NATIVE_BIND';
 /** Whether a variable is emitted in this stack (ifPresent names a plugin that must be in it). */
 export function envApplies(spec: EnvSpec, plugins: ReadonlyMap<string, ContainerPlugin>): boolean {
   return spec.ifPresent === undefined || plugins.has(spec.ifPresent);
+}
+
+/** Tokens the stack's skill packs ask the user for, of services in the stack (each once). */
+export function skillTokens(model: Pick<StackModel, 'resolution' | 'plugins'>): { name: string; service: string; description: string }[] {
+  const seen = new Set<string>();
+  return model.resolution.skillPacks.flatMap((p) => p.manifest.tokens ?? []).filter((t) => {
+    if (seen.has(t.name) || !model.plugins.has(t.service)) return false;
+    seen.add(t.name);
+    return true;
+  });
 }

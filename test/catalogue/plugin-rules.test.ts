@@ -11,7 +11,9 @@ import { expectProblem, problems } from '../support/problems.js';
 
 const ALPHA = 'plugins/services/alpha/service.yaml';
 const BETA = 'plugins/services/beta/service.yaml';
-const SERVER = `databaseServer: { setup: setup.sh.eta, superuserPasswordEnv: ROOT_PASSWORD }
+const SERVER = `databaseServer: { setup: setup.sh.eta, superuserPasswordEnv: ROOT_PASSWORD, port: 5432, clientUrl: "x://{user}:{password}@{host}:{port}/{database}" }
+ports:
+  - { container: 5432, description: db }
 environment:
   - { name: ROOT_PASSWORD, secret: true, description: superuser password }
   - { name: API_TOKEN, secret: true, client: true, description: token agents send }

@@ -129,6 +129,20 @@ describe('databases', () => {
     }
   });
 
+  test('a framework whose skills keep records in PostgreSQL gets a database of its own and its URL', () => {
+    const request: GenerateRequest = { name: 'fwdb', services: ['postgresql', 'qdrant'], skills: ['rag-memory'] };
+    const { files, compose } = generate(request);
+    assert.equal(compose.services.openclaw.environment!.POSTGRESQL_DATABASE_URL, 'postgresql://openclaw:${OPENCLAW_DB_PASSWORD}@postgresql:5432/openclaw');
+    assert.equal(compose.services.openclaw.depends_on?.['postgresql-setup']?.condition, 'service_completed_successfully');
+    assert.match(files['config/postgresql/create-databases.sh'], /ensure_role openclaw "\$OPENCLAW_DB_PASSWORD"/);
+    assert.equal(envExampleKeys(files['.env.example']).get('OPENCLAW_DB_PASSWORD'), '');
+    assert.match(files['scripts/lib.sh'], /fill_secret OPENCLAW_DB_PASSWORD 32 alnum/);
+    const native = generate({ ...request, name: 'fwdb-bm', deploymentType: 'bare-metal' }).files['native/openclaw.sh'];
+    assert.ok(native.includes(`POSTGRESQL_DATABASE_URL postgresql://openclaw:"$(env_value OPENCLAW_DB_PASSWORD)"@127.0.0.1:"$(env_value POSTGRESQL_PORT_5432 5432)"/openclaw`), native);
+    // without a skill pack that uses the server, no database and no URL
+    assert.equal(generate({ name: 'fwdb-none', services: ['postgresql'] }).compose.services.openclaw.environment!.POSTGRESQL_DATABASE_URL, undefined);
+  });
+
   test('the setup script runs again on every up (no init folder) and only when a consumer exists', () => {
     const { files, compose } = generate({ name: 'nodb', services: ['postgresql'] });
     assert.equal(compose.services['postgresql-setup'], undefined);
@@ -158,6 +172,19 @@ describe('secrets', () => {
     const { compose } = generate({ name: 'urls', preset: 'research-assistant' });
     const env = compose.services.openclaw.environment!;
     assert.equal(env.SEARXNG_URL, 'http://searxng:8080');
+  });
+
+  test('every variable a skill names is handed to the framework, in containers and natively', () => {
+    // the shell's own variables, and ones a skill sets itself before use
+    const local = new Set(['HOME', 'PATH', 'AWS_CONFIG_FILE']);
+    for (const pack of catalogue.skillPacks.values()) {
+      const services = [...pack.manifest.requiredServices, ...(pack.manifest.optionalServices ?? [])];
+      const used = new Set(pack.skills.flatMap((skill) => [...skill.body.matchAll(/\$\{?([A-Z][A-Z0-9_]{2,})/g)].map((m) => m[1])).filter((v) => !local.has(v)));
+      const env = generate({ name: `vars-${pack.id}`, services, skills: [pack.id] }).compose.services.openclaw.environment!;
+      assert.deepEqual([...used].filter((v) => !(v in env)), [], `${pack.id}: variables its skills use but the framework container lacks`);
+      const native = generate({ name: `vars-${pack.id}-bm`, services, skills: [pack.id], deploymentType: 'bare-metal' }).files['native/openclaw.sh'];
+      assert.deepEqual([...used].filter((v) => !native.includes(`printf '%s=%s\\n' ${v} `)), [], `${pack.id}: variables the native framework lacks`);
+    }
   });
 
   test('a prefixed secret is generated with its prefix', () => {

@@ -1,0 +1,102 @@
+// The environment of a natively installed part (bare-metal), built once and written twice: as bash
+// for native/<id>.sh (Linux, macOS) and as PowerShell for install.ps1 (Windows). Values are parts:
+// fixed text, or a .env variable read at install time (with the default the generator knows).
+import { addressOf } from './addresses.js';
+import { databaseUrl, substituteRefs, type ValueView } from './compose.js';
+import { psQuote, shellQuote } from './escape.js';
+import { clientKeys, envApplies, envKey, skillTokens, NATIVE_BIND_VARIABLE, urlVariable, type StackMember, type StackModel } from './model.js';
+
+export type ValuePart = { text: string } | { variable: string; fallback?: string };
+export interface NativeVariable { name: string; parts: ValuePart[] }
+
+// substituteRefs builds strings: variable parts travel inside them between these two marks
+const OPEN = '\u0001';
+const CLOSE = '\u0002';
+const mark = (variable: string, fallback?: string) => `${OPEN}${variable}${fallback === undefined ? '' : `\u0003${fallback}`}${CLOSE}`;
+
+function toParts(value: string): ValuePart[] {
+  const parts: ValuePart[] = [];
+  for (const piece of value.split(new RegExp(`(${OPEN}[^${CLOSE}]*${CLOSE})`))) {
+    if (!piece) continue;
+    if (piece.startsWith(OPEN)) {
+      const [variable, fallback] = piece.slice(1, -1).split('\u0003');
+      parts.push(fallback === undefined ? { variable } : { variable, fallback });
+    } else {
+      parts.push({ text: piece });
+    }
+  }
+  return parts;
+}
+
+export function nativeEnvironment(model: StackModel, member: StackMember): NativeVariable[] {
+  const plugin = member.plugin;
+  // a native process reaches everything through the host: containers on their published ports
+  const published = new Map(model.ports.map((p) => [`${p.plugin}:${p.container}`, p]));
+  const hostView: ValueView = {
+    variable: (key) => mark(key),
+    host: () => '127.0.0.1',
+    port: (id, containerPort) => {
+      const p = published.get(`${id}:${containerPort}`);
+      return p ? mark(p.variable, String(p.host)) : String(containerPort);
+    },
+    url: (id) => model.publicUrls.get(id) ?? '',
+    literal: (text) => text,
+  };
+  const env: NativeVariable[] = (plugin.manifest.environment ?? []).filter((spec) => envApplies(spec, model.plugins)).map((spec) => ({
+    name: spec.name,
+    parts: toParts(spec.value !== undefined ? substituteRefs(spec.value, model.plugins, hostView) : mark(envKey(plugin.id, spec))),
+  }));
+  if (plugin.kind === 'framework') {
+    // the same wiring a framework container gets: where each service is, and the client credentials
+    // of the services its skill packs call (nothing else)
+    const taken = new Set(env.map((e) => e.name));
+    const add = (name: string, parts: ValuePart[]) => {
+      if (taken.has(name)) return;
+      taken.add(name);
+      env.push({ name, parts });
+    };
+    for (const m of model.members) {
+      if (m.plugin.kind !== 'service') continue;
+      const main = mainPort(m);
+      const p = main === undefined ? undefined : published.get(`${m.plugin.id}:${main}`);
+      if (p) add(urlVariable(m.plugin.id), [{ text: 'http://127.0.0.1:' }, { variable: p.variable, fallback: String(p.host) }]);
+      else if (addressOf(model, m, 'native').url) add(urlVariable(m.plugin.id), [{ text: addressOf(model, m, 'native').url! }]);
+    }
+    for (const db of model.databases.filter((d) => d.consumer === plugin.id && d.urlVariable)) {
+      const server = (model.plugins.get(db.server)!.manifest as { databaseServer?: { port: number } }).databaseServer!;
+      const p = published.get(`${db.server}:${server.port}`);
+      const url = databaseUrl(model, db, {
+        host: '127.0.0.1',
+        port: p ? mark(p.variable, String(p.host)) : String(server.port),
+        password: mark(db.passwordVariable),
+        escape: (text) => text,
+      });
+      add(db.urlVariable!, toParts(url));
+    }
+    const used = new Set(model.resolution.skillPacks.flatMap((p) => [...p.manifest.requiredServices, ...(p.manifest.optionalServices ?? [])]));
+    for (const m of model.members.filter((x) => x.plugin.kind === 'service' && used.has(x.plugin.id))) {
+      for (const key of clientKeys(m.plugin)) add(key, [{ variable: key }]);
+    }
+    for (const t of skillTokens(model)) add(t.name, [{ variable: t.name }]);
+  }
+  env.push({ name: NATIVE_BIND_VARIABLE, parts: [{ variable: NATIVE_BIND_VARIABLE, fallback: '127.0.0.1' }] });
+  return env;
+}
+
+/** The container port a service is mainly reached on: its first web port, else its first published one. */
+function mainPort(member: StackMember): number | undefined {
+  const ports = member.plugin.manifest.ports ?? [];
+  return (ports.find((p) => p.web && p.host !== undefined) ?? ports.find((p) => p.host !== undefined))?.container;
+}
+
+/** A bash word: fixed text quoted, .env values read with lib.sh's env_value. */
+export function bashValue(parts: ValuePart[]): string {
+  const word = parts.map((p) => ('text' in p ? shellQuote(p.text) : `"$(env_value ${p.variable}${p.fallback === undefined ? '' : ` ${shellQuote(p.fallback)}`})"`)).join('');
+  return word || "''";
+}
+
+/** A PowerShell expression: fixed text quoted, .env values from install.ps1's $dotenv table. */
+export function psValue(parts: ValuePart[]): string {
+  if (!parts.length) return "''";
+  return `(${parts.map((p) => ('text' in p ? psQuote(p.text) : `(Get-DotEnv ${psQuote(p.variable)} ${psQuote(p.fallback ?? '')})`)).join(' + ')})`;
+}
