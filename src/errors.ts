@@ -46,7 +46,6 @@ export const WARNINGS = {
   GPU_REQUIRED: 'a selected service needs a GPU but gpu is not true',
   GPU_UNUSED: 'gpu is true but no selected service can use a GPU',
   PLATFORM_UNSUPPORTED: 'an image is not published for the requested platform',
-  IMAGE_UNPINNED: 'an image uses a moving tag such as latest',
 } as const;
 
 export type WarningCode = keyof typeof WARNINGS;

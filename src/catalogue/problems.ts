@@ -18,6 +18,7 @@ export const LOAD_RULES = {
   'port.auth': 'a web port declares no auth model (own, none, first-visitor), or a non-web port declares auth or subpath',
   'database.server': 'a databases entry names a server that is not required or is no database server',
   'database.password': 'a databases entry names a passwordEnv that is not a secret variable of the plugin',
+  'image.binary': 'a health check or command needs a program (or sh) that binaries does not list for the image, or a health check without binaries',
   'framework.first-run': 'firstRun.keys names a variable the framework does not declare as a shared provider key',
   'volume.duplicate': 'a volume name is used twice in one plugin',
   'port.duplicate': 'a container port is listed twice in one plugin',
@@ -27,7 +28,7 @@ export const LOAD_RULES = {
   'skill.frontmatter': 'a skill file lacks front matter with name and description',
   'preset.inconsistent': 'a preset holds a skill pack without a service the pack requires, or a conflicting pair',
   'framework.default': 'the catalogue needs exactly one framework marked default: true',
-  'image.latest': 'the image tag is latest or missing a version (warning)',
+  'image.latest': 'the image tag moves (latest, main, nightly, edge)',
 } as const;
 
 export type LoadRule = keyof typeof LOAD_RULES;

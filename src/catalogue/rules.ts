@@ -82,7 +82,7 @@ type Add = (file: string, pointer: string, rule: LoadRule, message: string, seve
 function checkContainer(plugin: ContainerPlugin, add: Add): void {
   const m = plugin.manifest as ContainerManifest;
   if (isMovingTag(m.imageTag)) {
-    add(plugin.file, '/imageTag', 'image.latest', `tag "${m.imageTag}" moves under you: pin a release version`, 'warning');
+    add(plugin.file, '/imageTag', 'image.latest', `tag "${m.imageTag}" moves under you: pin a release version`);
   }
   duplicates((m.environment ?? []).map((e) => e.name), (name, i) => add(plugin.file, `/environment/${i}/name`, 'env.duplicate', `variable ${name} is declared twice`));
   duplicates((m.volumes ?? []).map((v) => v.name), (name, i) => add(plugin.file, `/volumes/${i}/name`, 'volume.duplicate', `volume "${name}" is declared twice`));
@@ -99,6 +99,7 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
     if (e.name === 'URL') add(plugin.file, `/environment/${i}/name`, 'env.reserved', `URL would be stored as ${plugin.id.toUpperCase().replace(/-/g, '_')}_URL, the address the stack hands frameworks: pick another name`);
     if (e.client && !e.secret && e.value !== undefined) add(plugin.file, `/environment/${i}/client`, 'env.scope', 'client marks a credential; a fixed value is no credential: remove client');
   });
+  checkBinaries(plugin, add);
   if (plugin.kind === 'framework') {
     const shared = new Set((m.environment ?? []).filter((e) => e.shared).map((e) => e.name));
     plugin.manifest.firstRun.keys.forEach((key, i) => {
@@ -112,6 +113,35 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
       add(plugin.file, '', 'template.compile', `template "${name}" does not compile: ${templateErrorMessage(e)}`);
     }
   }
+}
+
+/**
+ * The programs a health check and command run must be in the image: a manifest lists what it relies on
+ * (`binaries`, checked against the upstream Dockerfile at the pinned tag), and the loader holds the
+ * health check and command to that list. A shell-form check or a command run through sh needs sh.
+ */
+function checkBinaries(plugin: ContainerPlugin, add: Add): void {
+  const m = plugin.manifest as ContainerManifest;
+  if (!m.healthcheck) return;
+  if (!m.binaries) {
+    add(plugin.file, '/healthcheck', 'image.binary', 'list in binaries the programs the image holds that this health check (and command) run, checked in the upstream Dockerfile at the pinned tag');
+    return;
+  }
+  const has = (program: string) => m.binaries!.includes(program) || m.binaries!.includes(program.split('/').pop()!);
+  const needs = (program: string, pointer: string, what: string) => {
+    if (!has(program)) add(plugin.file, pointer, 'image.binary', `${what} runs ${program}, which binaries does not list for ${m.image}:${m.imageTag}: add it if the image has it, or use a program it has`);
+  };
+  const test = m.healthcheck.test;
+  if (typeof test === 'string') {
+    needs('sh', '/healthcheck/test', 'the shell-form health check');
+    const first = test.trim().replace(/^(\w+=\S*\s+)+/, '').split(/\s+/)[0];
+    if (first && !['[', 'test', 'exit', 'true', 'false', 'command', 'echo', 'printf', 'exec'].includes(first)) needs(first, '/healthcheck/test', 'the health check');
+  } else {
+    needs(test[0], '/healthcheck/test/0', 'the health check');
+  }
+  const entry = m.entrypoint ?? m.command;
+  const program = Array.isArray(entry) ? entry[0] : undefined;
+  if (program === 'sh' || program === '/bin/sh' || program === 'bash' || program === '/bin/bash') needs(program, m.entrypoint ? '/entrypoint/0' : '/command/0', 'the command');
 }
 
 function checkServiceRefs(plugin: ContainerPlugin, services: Map<string, ServicePlugin>, containers: Map<string, ContainerPlugin>, add: Add): void {

@@ -72,6 +72,8 @@ export interface ContainerManifest {
   healthcheck?: HealthcheckSpec;
   command?: string | string[];
   entrypoint?: string | string[];
+  /** programs the image holds that the manifest relies on (checked upstream) */
+  binaries?: string[];
   init?: boolean;
   shmSize?: string;
   user?: string;

@@ -1,7 +1,6 @@
 // The resolver: from a request to the full, ordered set of what a stack holds. Pure (no I/O), shared by
 // validate and generate so the two can never disagree. Every problem is collected, not just the first.
 import { didYouMean } from '../catalogue/problems.js';
-import { isMovingTag } from '../catalogue/rules.js';
 import type { Catalogue, FrameworkPlugin, ProxyPlugin, ServicePlugin, SkillPackPlugin } from '../catalogue/types.js';
 import type { Warning } from '../errors.js';
 
@@ -139,12 +138,6 @@ export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolu
       if (!(c.manifest.platforms as string[]).includes(request.platform)) {
         warnings.push({ code: 'PLATFORM_UNSUPPORTED', message: `${c.manifest.image}:${c.manifest.imageTag} ("${c.id}") is published for ${c.manifest.platforms.join(', ')}, not ${request.platform}: it will run under emulation or not at all` });
       }
-    }
-  }
-
-  for (const c of [...containers, ...(proxy ? [proxy] : [])]) {
-    if (isMovingTag(c.manifest.imageTag)) {
-      warnings.push({ code: 'IMAGE_UNPINNED', message: `"${c.id}" uses ${c.manifest.image}:${c.manifest.imageTag}, which changes under you; pin a release in its plugin` });
     }
   }
 

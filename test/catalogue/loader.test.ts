@@ -135,10 +135,9 @@ describe('broken plugins are refused with file, field and reason', () => {
     assert.deepEqual(new Set(list.map((p) => p.file)), new Set(['plugins/services/alpha/service.yaml', 'plugins/services/beta/service.yaml', 'catalogue/presets/small.yaml', 'plugins/skills/pack/skill-pack.yaml']));
   });
 
-  test('a latest tag is a warning, not an error', () => {
-    const r = loadCatalogue(writeCatalogue({ 'plugins/services/alpha/service.yaml': service('alpha').replace('imageTag: "1.2.3"', 'imageTag: latest') }));
-    assert.ok(r.catalogue);
-    assert.equal(r.warnings[0].rule, 'image.latest');
+  test('a moving tag such as latest is refused: a stack must start the same image every time', () => {
+    const list = problems({ 'plugins/services/alpha/service.yaml': service('alpha').replace('imageTag: "1.2.3"', 'imageTag: latest') });
+    expectProblem(list, 'plugins/services/alpha/service.yaml', '/imageTag', 'image.latest', /moves under you: pin a release/);
   });
 });
 

@@ -74,6 +74,17 @@ describe('plugin rules', () => {
     expectProblem(list, BETA, '/environment/0/default', 'env.ref', /has no web port/);
   });
 
+  test('a health check must run a program the manifest says the image holds', () => {
+    const missing = problems({ [ALPHA]: service('alpha', 'healthcheck: { test: "curl -fsS http://127.0.0.1/health" }\n') });
+    expectProblem(missing, ALPHA, '/healthcheck', 'image.binary', /list in binaries/);
+    const noCurl = problems({ [ALPHA]: service('alpha', 'binaries: [sh, wget]\nhealthcheck: { test: "curl -fsS http://127.0.0.1/health" }\n') });
+    expectProblem(noCurl, ALPHA, '/healthcheck/test', 'image.binary', /runs curl, which binaries does not list for example\/alpha:1\.2\.3/);
+    const noShell = problems({ [ALPHA]: service('alpha', 'binaries: [/alpha]\nhealthcheck: { test: "/alpha health" }\n') });
+    expectProblem(noShell, ALPHA, '/healthcheck/test', 'image.binary', /shell-form health check runs sh/);
+    const fine = loadCatalogue(writeCatalogue({ [ALPHA]: service('alpha', 'binaries: [/alpha]\nhealthcheck: { test: ["/alpha", "health"] }\n') }));
+    assert.deepEqual(fine.errors.map(formatProblem), []);
+  });
+
   test('a framework without firstRun or with a key it does not declare is refused', () => {
     const fw = 'plugins/frameworks/fw/framework.yaml';
     const base = loadCatalogue(writeCatalogue()).catalogue;

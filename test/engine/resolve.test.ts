@@ -6,7 +6,7 @@ import { resolve } from '../../src/engine/resolve.js';
 import { service, writeCatalogue } from '../support/fixture.js';
 
 const catalogue = loadCatalogueOrThrow(writeCatalogue({
-  'plugins/services/gamma/service.yaml': service('gamma', 'requires: [beta]\nconflictsWith: [alpha]\ngpu: required\n').replace('imageTag: "1.2.3"', 'imageTag: latest'),
+  'plugins/services/gamma/service.yaml': service('gamma', 'requires: [beta]\nconflictsWith: [alpha]\ngpu: required\n'),
 }));
 
 describe('resolve', () => {
@@ -21,10 +21,9 @@ describe('resolve', () => {
     assert.equal(r.warnings.filter((w) => w.code === 'CONFLICT').length, 1);
   });
 
-  test('warns about a GPU-only service without gpu, a moving tag and an unsupported platform', () => {
+  test('warns about a GPU-only service without gpu and an unsupported platform', () => {
     const codes = resolve(catalogue, { services: ['gamma'], platform: 'linux/arm64' }).warnings.map((w) => w.code);
     assert.ok(codes.includes('GPU_REQUIRED'));
-    assert.ok(codes.includes('IMAGE_UNPINNED'));
     assert.ok(codes.includes('PLATFORM_UNSUPPORTED'));
   });
 
