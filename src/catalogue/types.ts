@@ -72,6 +72,8 @@ export interface ContainerManifest {
   healthcheck?: HealthcheckSpec;
   command?: string | string[];
   entrypoint?: string | string[];
+  /** what it fetches from the internet at run time (README) */
+  internet?: string;
   /** programs the image holds that the manifest relies on (checked upstream) */
   binaries?: string[];
   init?: boolean;

@@ -145,6 +145,7 @@ function bundleContext(model: StackModel) {
       };
     }),
     portMoves: model.portMoves,
+    internet: model.members.filter((m) => m.plugin.manifest.internet).map((m) => ({ id: m.plugin.id, name: m.plugin.manifest.name, what: m.plugin.manifest.internet! })),
     // PRESET_OVERRIDES among them names the fields a preset made the generator ignore
     warnings: resolution.warnings,
     sh: shellQuote,

@@ -33,6 +33,8 @@ function matrix(): GenerateRequest[] {
     cases.push({ name: `fw-${primary}`, primaryFramework: primary, companionFrameworks: [companion], preset: 'web-agent', proxy: 'caddy' });
   });
   for (const preset of presets) cases.push({ name: `bm-${preset}`, preset, deploymentType: 'bare-metal', proxy: 'traefik', domain: 'example.net' });
+  // every framework natively, behind nginx (static upstreams to the host) or caddy
+  frameworks.forEach((primary, i) => cases.push({ name: `bm-fw-${primary}`, primaryFramework: primary, deploymentType: 'bare-metal', proxy: i % 2 ? 'nginx' : 'caddy' }));
   // every service in some bundle: all of them in as few stacks as conflicts allow
   everyServiceGroups().forEach((services, i) => {
     const proxy = proxies[1 + (i % (proxies.length - 1))];
