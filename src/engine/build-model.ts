@@ -86,6 +86,7 @@ function allocatePorts(members: StackMember[], options: StackOptions, https: boo
       ports.push({
         plugin: m.plugin.id, container: p.container, protocol, variable: portVariable(m.plugin.id, p.container, protocol),
         host, web: p.web ?? false, description: p.description, public: isProxy && isPublicDomain(options.domain),
+        loopback: Boolean(p.web && p.auth !== 'own'),
       });
     }
   }

@@ -140,6 +140,8 @@ function bundleContext(model: StackModel) {
       const native = (m.plugin.manifest as { native?: NativeRecipe }).native!;
       return {
         id: m.plugin.id, name: m.plugin.manifest.name, windows: native.windows ?? null, windowsRun: native.windowsRun ?? null, role: m.role ?? null,
+        // a CLI (no run command) only installs; a daemon also needs a way to start on Windows
+        windowsReady: Boolean(native.windows && (!native.run || native.windowsRun)),
         // the variables the process sees, under the names it reads (as native/<id>.sh gives them)
         env: nativeEnvironment(model, m).map((v) => ({ name: v.name, value: psValue(v.parts) })),
       };

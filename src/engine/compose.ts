@@ -120,7 +120,7 @@ export function volumeName(pluginId: string, volume: string): string {
 
 /** Everything besides the plugin itself that shapes its compose entry: the fragment cache key. */
 interface FragmentInput {
-  ports: { variable: string; host: number; container: number; protocol: string; public: boolean }[];
+  ports: { variable: string; host: number; container: number; protocol: string; public: boolean; loopback: boolean }[];
   dependsOn: [string, 'service_healthy' | 'service_started' | 'service_completed_successfully'][];
   /** .env keys of the client credentials a framework receives (of the services its skill packs use) */
   extraSecrets: { key: string; secret: boolean }[];
@@ -181,7 +181,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
   const env = plugin.manifest.environment ?? [];
   const referenced = new Set(env.flatMap((e) => [...`${e.value ?? ''}${e.default ?? ''}`.matchAll(VALUE_REF)].filter((r) => r[3] === 'url').map((r) => r[4])));
   return {
-    ports: model.ports.filter((p) => p.plugin === plugin.id).map(({ variable, host, container, protocol, public: open }) => ({ variable, host, container, protocol, public: open })),
+    ports: model.ports.filter((p) => p.plugin === plugin.id).map(({ variable, host, container, protocol, public: open, loopback }) => ({ variable, host, container, protocol, public: open, loopback })),
     dependsOn: conditions,
     extraSecrets,
     serviceUrls,
@@ -227,7 +227,8 @@ function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugin
   const environment = environmentOf(plugin, plugins, input);
   if (Object.keys(environment).length) def.environment = environment;
   if (input.ports.length) {
-    def.ports = input.ports.map((p) => `${p.public ? '' : `\${${BIND_VARIABLE}:-127.0.0.1}:`}\${${p.variable}:-${p.host}}:${p.container}${p.protocol === 'udp' ? '/udp' : ''}`);
+    const bind = (p: FragmentInput['ports'][number]) => (p.public ? '' : p.loopback ? '127.0.0.1:' : `\${${BIND_VARIABLE}:-127.0.0.1}:`);
+    def.ports = input.ports.map((p) => `${bind(p)}\${${p.variable}:-${p.host}}:${p.container}${p.protocol === 'udp' ? '/udp' : ''}`);
   }
   const mounts = mountsOf(plugin);
   if (mounts.length) def.volumes = mounts;

@@ -36,6 +36,8 @@ export interface PublishedPort {
   description: string;
   /** true: every interface (the proxy, with a public domain); false: STACK_BIND_ADDRESS */
   public: boolean;
+  /** a web port without a login of its own: always 127.0.0.1, reached from elsewhere only through the proxy's login */
+  loopback: boolean;
 }
 
 export interface Route {

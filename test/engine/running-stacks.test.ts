@@ -44,8 +44,17 @@ describe('exposure', () => {
 
   test('behind caddy with a domain: own logins are routed as they are, the rest behind basic auth, internal APIs not at all', () => {
     const services = [...open.slice(0, 3), ...guarded.slice(0, 4), ...internal.slice(0, 3)].filter((id) => catalogue.services.get(id)!.manifest.conflictsWith === undefined);
-    const { files } = generate({ name: 'exposed', services, proxy: 'caddy', domain: 'example.com' });
+    const { files, compose } = generate({ name: 'exposed', services, proxy: 'caddy', domain: 'example.com' });
     const sites = caddySites(files['caddy/Caddyfile']);
+    // a port without a login of its own never follows STACK_BIND_ADDRESS onto the network
+    for (const id of services.filter((x) => guarded.includes(x))) {
+      const web = catalogue.services.get(id)!.manifest.ports!.find((p) => p.web)!;
+      const port = (compose.services[id].ports ?? []).find((p) => p.endsWith(`:${web.container}`));
+      if (port) assert.match(port, /^127\.0\.0\.1:/, `${id}: ${port}`);
+    }
+    for (const id of services.filter((x) => open.includes(x))) {
+      for (const port of compose.services[id].ports ?? []) assert.match(port, /^\$\{STACK_BIND_ADDRESS:-127\.0\.0\.1\}:/, `${id}: ${port}`);
+    }
     for (const id of services) {
       const block = sites.get(`https://${id}.example.com`);
       if (internal.includes(id)) assert.equal(block, undefined, `${id} is internal: no route`);
@@ -262,9 +271,12 @@ describe('frameworks and hardware', () => {
       assert.match(native, /STACK_NATIVE_BIND "\$\(env_value STACK_NATIVE_BIND 127\.0\.0\.1\)"/, fw.id);
       assert.match(files['install.sh'], /docker network inspect bridge/, fw.id);
       const ps1 = files['install.ps1'];
-      if (fw.manifest.native.windows && fw.manifest.native.windowsRun) {
+      const { windows, windowsRun, run } = fw.manifest.native;
+      if (windows && windowsRun) {
         assert.match(ps1, /Start-Process/, fw.id);
         assert.ok(ps1.indexOf('docker compose up') < ps1.indexOf('Start-Process'), `${fw.id}: containers first`);
+      } else if (windows && !run) {
+        assert.doesNotMatch(ps1, /^Fail .*cannot run natively/m, `${fw.id} is a CLI: installing is all it needs`);
       } else {
         assert.match(ps1, /^Fail .*cannot run natively on Windows/m, fw.id);
       }
