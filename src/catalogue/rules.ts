@@ -100,6 +100,7 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
     if (e.client && !e.secret && e.value !== undefined) add(plugin.file, `/environment/${i}/client`, 'env.scope', 'client marks a credential; a fixed value is no credential: remove client');
   });
   checkBinaries(plugin, add);
+  checkBounds(plugin, add);
   if (plugin.kind === 'framework') {
     const shared = new Set((m.environment ?? []).filter((e) => e.shared).map((e) => e.name));
     plugin.manifest.firstRun.keys.forEach((key, i) => {
@@ -142,6 +143,29 @@ function checkBinaries(plugin: ContainerPlugin, add: Add): void {
   const entry = m.entrypoint ?? m.command;
   const program = Array.isArray(entry) ? entry[0] : undefined;
   if (program === 'sh' || program === '/bin/sh' || program === 'bash' || program === '/bin/bash') needs(program, m.entrypoint ? '/entrypoint/0' : '/command/0', 'the command');
+}
+
+/** Seconds in a duration like 30s, 2m, 500ms. */
+function seconds(duration: string): number {
+  const [, n, unit] = /^(\d+)(ms|s|m|h)$/.exec(duration)!;
+  return Number(n) * ({ ms: 0.001, s: 1, m: 60, h: 3600 } as Record<string, number>)[unit];
+}
+
+/** Memory, stop and Docker-socket rules (docs/plugins.md "Hardened and bounded"). */
+function checkBounds(plugin: ContainerPlugin, add: Add): void {
+  const m = plugin.manifest as ContainerManifest;
+  if (m.memoryLimitMB < m.minMemoryMB) {
+    add(plugin.file, '/memoryLimitMB', 'memory.limit', `memoryLimitMB ${m.memoryLimitMB} is below minMemoryMB ${m.minMemoryMB}: the limit is the working set upstream recommends, at least the minimum`);
+  }
+  if ((m.volumes ?? []).length) {
+    if (!m.stop) add(plugin.file, '/stop', 'stop.stateful', 'this plugin keeps data on a volume: give stop.gracePeriod (at least 30s, more where upstream says) so it shuts down cleanly');
+    else if (seconds(m.stop.gracePeriod) < 30) add(plugin.file, '/stop/gracePeriod', 'stop.stateful', `${m.stop.gracePeriod} is too short for a service with data on a volume: at least 30s`);
+  }
+  (m.hostMounts ?? []).forEach((h, i) => {
+    if (/^\/(var\/)?run\/docker\.sock$/.test(h.source) && !m.hardening.unsupported) {
+      add(plugin.file, `/hostMounts/${i}/source`, 'docker.socket', 'the raw Docker socket is root on the host: declare dockerApi (the sections it uses, reached through the stack\'s socket proxy) instead, or explain in hardening.unsupported why it cannot work that way');
+    }
+  });
 }
 
 function checkServiceRefs(plugin: ContainerPlugin, services: Map<string, ServicePlugin>, containers: Map<string, ContainerPlugin>, add: Add): void {

@@ -72,6 +72,13 @@ export interface ContainerManifest {
   healthcheck?: HealthcheckSpec;
   command?: string | string[];
   entrypoint?: string | string[];
+  /** under cap_drop ALL + no-new-privileges: capabilities added back and why, or why it cannot run so */
+  hardening: { capAdd?: string[]; why?: string; unsupported?: string };
+  memoryLimitMB: number;
+  pidsLimit?: number;
+  stop?: { gracePeriod: string; signal?: string };
+  /** Docker API sections used through the stack's socket proxy */
+  dockerApi?: { sections: string[]; write: boolean; why: string };
   /** what it fetches from the internet at run time (README) */
   internet?: string;
   /** programs the image holds that the manifest relies on (checked upstream) */

@@ -1,12 +1,13 @@
 // From a resolution and the request's options to the stack model: where each plugin runs, the .env
 // variables, host ports (clashes moved, DECISIONS "Host-port clashes"), the proxy's routes and who may
 // use them (DECISIONS "Running stacks"), public URLs and the databases each consumer owns.
-import type { ContainerPlugin } from '../catalogue/types.js';
+import type { ContainerPlugin, ServicePlugin } from '../catalogue/types.js';
 import { VALUE_REF } from '../catalogue/rules.js';
 import { envPrefix } from './escape.js';
 import type { Resolution } from './resolve.js';
+import { SOCKET_PROXY_IMAGE, SOCKET_PROXY_MEMORY_MB, SOCKET_PROXY_SERVICE, SOCKET_PROXY_TAG } from './socket-proxy.js';
 import {
-  BIND_VARIABLE, envApplies, envKey, skillTokens, NATIVE_BIND_VARIABLE, portVariable, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE,
+  BIND_VARIABLE, envApplies, envKey, imageVariable, LOG_VARIABLES, memoryVariable, skillTokens, NATIVE_BIND_VARIABLE, portVariable, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE,
   type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
 } from './model.js';
 
@@ -190,6 +191,24 @@ function collectEnv(
       description: 'Password the proxy asks for (scripts/start.sh hashes it into the proxy configuration on every start)',
     });
   }
+  // every container's image and memory limit: the catalogue's values, changeable per service
+  for (const m of members.filter((x) => x.placement === 'container')) {
+    const manifest = m.plugin.manifest;
+    const service = m.plugin.kind === 'service' ? (m.plugin as ServicePlugin).manifest : undefined;
+    const gpuTag = options.gpu && service && (service.gpu === 'optional' || service.gpu === 'required') ? service.gpuImageTag : undefined;
+    vars.push({ key: imageVariable(m.plugin.id), example: `${manifest.image}:${gpuTag ?? manifest.imageTag}`, required: false, group: m.plugin.id,
+      description: 'Image and tag (scripts/update.sh pulls it; change the tag to move this service forward or back)' });
+    vars.push({ key: memoryVariable(m.plugin.id), example: `${manifest.memoryLimitMB}m`, required: false, group: m.plugin.id,
+      description: 'Memory limit (the working set upstream recommends); the container is stopped by the kernel above it' });
+  }
+  if (members.some((m) => m.placement === 'container' && m.plugin.manifest.dockerApi)) {
+    vars.push({ key: imageVariable(SOCKET_PROXY_SERVICE), example: `${SOCKET_PROXY_IMAGE}:${SOCKET_PROXY_TAG}`, required: false, group: '',
+      description: 'Image of the Docker socket proxy (the only container that sees the Docker socket; it passes on just the API parts the services need)' });
+    vars.push({ key: memoryVariable(SOCKET_PROXY_SERVICE), example: `${SOCKET_PROXY_MEMORY_MB}m`, required: false, group: '', description: 'Memory limit of the Docker socket proxy' });
+  }
+  vars.push({ key: LOG_VARIABLES.driver, example: 'json-file', required: false, group: '', description: 'Docker log driver of every container (json-file or local both rotate)' });
+  vars.push({ key: LOG_VARIABLES.maxSize, example: '10m', required: false, group: '', description: 'Size at which a container log file is rotated' });
+  vars.push({ key: LOG_VARIABLES.maxFile, example: '3', required: false, group: '', description: 'Rotated log files kept per container' });
   if (members.some((m) => m.placement === 'native')) {
     vars.push({
       key: NATIVE_BIND_VARIABLE, example: '', required: false, group: '',

@@ -147,6 +147,13 @@ function bundleContext(model: StackModel) {
       };
     }),
     portMoves: model.portMoves,
+    hostPorts: model.ports.map((p) => ({ variable: p.variable, host: p.host, protocol: p.protocol })),
+    hardened: model.options.hardened,
+    unhardened: model.members.filter((m) => m.placement === 'container' && m.plugin.manifest.hardening.unsupported)
+      .map((m) => ({ id: m.plugin.id, why: m.plugin.manifest.hardening.unsupported! })),
+    rootSockets: model.members.filter((m) => (m.plugin.manifest.hostMounts ?? []).some((h) => /docker\.sock$/.test(h.source))).map((m) => m.plugin.id),
+    socketProxy: model.members.filter((m) => m.placement === 'container' && m.plugin.manifest.dockerApi)
+      .map((m) => ({ id: m.plugin.id, sections: m.plugin.manifest.dockerApi!.sections, write: m.plugin.manifest.dockerApi!.write })),
     internet: model.members.filter((m) => m.plugin.manifest.internet).map((m) => ({ id: m.plugin.id, name: m.plugin.manifest.name, what: m.plugin.manifest.internet! })),
     // PRESET_OVERRIDES among them names the fields a preset made the generator ignore
     warnings: resolution.warnings,

@@ -16,6 +16,8 @@ export interface GenerateRequest extends SelectionRequest {
   name: string;
   domain?: string;
   deploymentType?: 'docker' | 'bare-metal';
+  /** default true: cap_drop ALL plus each plugin's capabilities, no-new-privileges */
+  hardened?: boolean;
 }
 
 export interface Bundle {
@@ -26,7 +28,7 @@ export interface Bundle {
 }
 
 /** Fields of a generate request in a fixed order: equal keys mean byte-identical bundles. */
-const REQUEST_FIELDS = ['name', 'preset', 'services', 'skills', 'proxy', 'domain', 'gpu', 'platform', 'primaryFramework', 'companionFrameworks', 'deploymentType'] as const;
+const REQUEST_FIELDS = ['name', 'preset', 'services', 'skills', 'proxy', 'domain', 'gpu', 'platform', 'primaryFramework', 'companionFrameworks', 'deploymentType', 'hardened'] as const;
 
 export class Generator {
   readonly cache: FragmentCache;
@@ -71,6 +73,7 @@ export class Generator {
       gpu: request.gpu ?? false,
       platform: request.platform,
       deployment: request.deploymentType ?? 'docker',
+      hardened: request.hardened ?? true,
     });
     const files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)]]);
     for (const [file, content] of this.pluginFiles.render(model)) files.set(file, content);

@@ -10,6 +10,7 @@ export interface StackOptions {
   gpu: boolean;
   platform?: string;
   deployment: 'docker' | 'bare-metal';
+  hardened: boolean;
 }
 
 /** One variable of .env.example. */
@@ -106,6 +107,19 @@ export function envKey(pluginId: string, spec: EnvSpec): string {
 
 /** The .env variable holding the address service host ports listen on (the proxy listens everywhere). */
 export const BIND_VARIABLE = 'STACK_BIND_ADDRESS';
+
+/** The .env variable holding a plugin's image (image:tag), so one service can move without editing compose. */
+export function imageVariable(pluginId: string): string {
+  return `${envPrefix(pluginId)}_IMAGE`;
+}
+
+/** The .env variable holding a plugin's memory limit (e.g. 512m). */
+export function memoryVariable(pluginId: string): string {
+  return `${envPrefix(pluginId)}_MEMORY`;
+}
+
+/** Log rotation for every container, set once in .env. */
+export const LOG_VARIABLES = { driver: 'STACK_LOG_DRIVER', maxSize: 'STACK_LOG_MAX_SIZE', maxFile: 'STACK_LOG_MAX_FILE' } as const;
 
 export function portVariable(pluginId: string, container: number, protocol: 'tcp' | 'udp'): string {
   return `${envPrefix(pluginId)}_PORT_${container}${protocol === 'udp' ? '_UDP' : ''}`;

@@ -3,6 +3,7 @@
 import { didYouMean } from '../catalogue/problems.js';
 import type { Catalogue, FrameworkPlugin, ProxyPlugin, ServicePlugin, SkillPackPlugin } from '../catalogue/types.js';
 import type { Warning } from '../errors.js';
+import { SOCKET_PROXY_MEMORY_MB } from './socket-proxy.js';
 
 /** The request fields that decide what a stack holds (validate and generate share them). */
 export interface SelectionRequest {
@@ -146,7 +147,9 @@ export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolu
     ...frameworks.map((f) => f.id),
     ...ordered.slice(frameworkDepsCount).map((s) => s.id),
   ];
-  const estimatedMemoryMB = [...containers, ...(proxy ? [proxy] : [])].reduce((sum, c) => sum + c.manifest.minMemoryMB, 0);
+  // the memory limits the compose file sets: the estimate is what the stack may take at most
+  const estimatedMemoryMB = [...containers, ...(proxy ? [proxy] : [])].reduce((sum, c) => sum + c.manifest.memoryLimitMB, 0)
+    + (containers.some((c) => c.manifest.dockerApi) ? SOCKET_PROXY_MEMORY_MB : 0);
 
   return {
     errors,

@@ -15,6 +15,7 @@ export interface StackRequest {
   primaryFramework?: string;
   companionFrameworks?: string[];
   deploymentType?: 'docker' | 'bare-metal';
+  hardened?: boolean;
   format?: 'json' | 'tar';
 }
 

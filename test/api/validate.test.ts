@@ -20,8 +20,9 @@ describe('valid selections', () => {
     // dependency first: postgresql (required by n8n) before n8n
     assert.ok(data.resolvedServices.indexOf('postgresql') < data.resolvedServices.indexOf('n8n'));
     const c = shippedCatalogue();
-    assert.equal(data.estimatedMemoryMB, ['openclaw'].map((id) => c.frameworks.get(id)!.manifest.minMemoryMB)[0]
-      + ['n8n', 'postgresql'].reduce((sum, id) => sum + c.services.get(id)!.manifest.minMemoryMB, 0));
+    // the estimate is the memory limits the compose file sets
+    assert.equal(data.estimatedMemoryMB, c.frameworks.get('openclaw')!.manifest.memoryLimitMB
+      + ['n8n', 'postgresql'].reduce((sum, id) => sum + c.services.get(id)!.manifest.memoryLimitMB, 0));
   });
 
   test('an empty body is valid: the primary framework and its requirements only', async () => {
@@ -39,8 +40,8 @@ describe('valid selections', () => {
     const data = await okData(await validate({ primaryFramework: 'nanobot', companionFrameworks: ['codex', 'claude-code'], proxy: 'caddy' }));
     assert.deepEqual(data.resolvedServices, ['nanobot', 'codex', 'claude-code']);
     const c = shippedCatalogue();
-    assert.equal(data.estimatedMemoryMB, bare.estimatedMemoryMB + c.frameworks.get('codex')!.manifest.minMemoryMB
-      + c.frameworks.get('claude-code')!.manifest.minMemoryMB + c.proxies.get('caddy')!.manifest.minMemoryMB);
+    assert.equal(data.estimatedMemoryMB, bare.estimatedMemoryMB + c.frameworks.get('codex')!.manifest.memoryLimitMB
+      + c.frameworks.get('claude-code')!.manifest.memoryLimitMB + c.proxies.get('caddy')!.manifest.memoryLimitMB);
   });
 
   test('the order of the request does not change the answer', async () => {

@@ -11,7 +11,7 @@ import { readConfig } from '../../src/config.js';
 import { archiveBuffer } from '../../src/engine/archive.js';
 import { Generator, type Bundle, type GenerateRequest } from '../../src/engine/generate.js';
 import { composeVariables, envExampleKeys, readTarGz, writeBundle } from '../support/bundle.js';
-import { shippedCatalogue } from '../support/server.js';
+import { conflictFreeGroups, shippedCatalogue } from '../support/server.js';
 import { assertValidatorsInstalled, pool, validateBundleDir, type ValidatorRun } from '../support/validators.js';
 
 const catalogue = shippedCatalogue();
@@ -36,7 +36,7 @@ function matrix(): GenerateRequest[] {
   // every framework natively, behind nginx (static upstreams to the host) or caddy
   frameworks.forEach((primary, i) => cases.push({ name: `bm-fw-${primary}`, primaryFramework: primary, deploymentType: 'bare-metal', proxy: i % 2 ? 'nginx' : 'caddy' }));
   // every service in some bundle: all of them in as few stacks as conflicts allow
-  everyServiceGroups().forEach((services, i) => {
+  conflictFreeGroups(catalogue).forEach((services, i) => {
     const proxy = proxies[1 + (i % (proxies.length - 1))];
     cases.push({ name: `every-${i}`, services, proxy, domain: i % 2 ? undefined : proxy === 'nginx' ? 'localhost' : 'all.example.com' });
     cases.push({ name: `every-${i}-bm`, services, deploymentType: 'bare-metal', proxy: 'caddy' });
@@ -46,17 +46,6 @@ function matrix(): GenerateRequest[] {
   return cases;
 }
 
-/** The catalogue's services split greedily into groups without a conflicting pair. */
-function everyServiceGroups(): string[][] {
-  const groups: string[][] = [];
-  const conflicts = (a: string, b: string) => [[a, b], [b, a]].some(([x, y]) => catalogue.services.get(x)!.manifest.conflictsWith?.includes(y));
-  for (const id of catalogue.services.keys()) {
-    const group = groups.find((g) => g.every((other) => !conflicts(id, other)));
-    if (group) group.push(id);
-    else groups.push([id]);
-  }
-  return groups;
-}
 
 const cases = matrix();
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-bundles-'));
@@ -102,8 +91,13 @@ describe('generated bundles pass the real validators', () => {
         if (/\.ya?ml$/.test(file)) assert.doesNotThrow(() => yaml.load(content), file);
       }
       const compose = yaml.load(bundle.files['docker-compose.yml']) as { services: Record<string, { networks: string[] }>; networks: object };
-      assert.deepEqual(Object.keys(compose.networks), ['stack']);
-      for (const [id, s] of Object.entries(compose.services)) assert.deepEqual(s.networks, ['stack'], id);
+      // every service on the stack network; the Docker API only on its internal one (socket proxy and its users)
+      const api = 'docker-socket-proxy' in compose.services;
+      assert.deepEqual(Object.keys(compose.networks), api ? ['stack', 'docker-api'] : ['stack']);
+      for (const [id, s] of Object.entries(compose.services)) {
+        if (id === 'docker-socket-proxy') assert.deepEqual(s.networks, ['docker-api']);
+        else assert.ok(s.networks.includes('stack') && s.networks.every((n) => n === 'stack' || (api && n === 'docker-api')), `${id}: ${s.networks}`);
+      }
 
       const tarFiles = (await readTarGz(await archiveBuffer(bundle))).filter((e) => e.type === 'file');
       assert.deepEqual(Object.fromEntries(tarFiles.map((e) => [e.name.slice(request.name.length + 1), e.content])), bundle.files, 'tar and JSON differ');

@@ -27,9 +27,9 @@ describe('resolve', () => {
     assert.ok(codes.includes('PLATFORM_UNSUPPORTED'));
   });
 
-  test('memory is the framework plus every resolved service (and the proxy)', () => {
+  test('memory is the sum of the memory limits: the framework plus every resolved service (and the proxy)', () => {
     const r = resolve(catalogue, { services: ['beta'] });
-    assert.equal(r.estimatedMemoryMB, 64 * 3);
+    assert.equal(r.estimatedMemoryMB, 128 * 3);
   });
 
   test('collects every error at once', () => {
@@ -49,7 +49,7 @@ describe('compose assembly', () => {
     const yaml = (await import('js-yaml')).default;
     const shipped = shippedCatalogue();
     for (const [preset, deployment] of [['full-stack', 'docker'], ['automation-hub', 'bare-metal'], ['local-ai', 'docker']] as const) {
-      const model = buildModel(resolve(shipped, { preset, proxy: 'traefik' }), { name: 'x', gpu: true, deployment, domain: 'example.com' });
+      const model = buildModel(resolve(shipped, { preset, proxy: 'traefik' }), { name: 'x', gpu: true, deployment, domain: 'example.com', hardened: true });
       const cache = new FragmentCache(100);
       const first = buildCompose(model, cache);
       assert.deepEqual(yaml.load(first), composeDocument(model), preset);

@@ -258,8 +258,9 @@ describe('frameworks and hardware', () => {
     assert.ok(gpuServices.length > 0);
     for (const s of gpuServices) {
       const { compose } = generate({ name: `gpu-${s.id}`, services: [s.id], gpu: true });
-      assert.equal(compose.services[s.id].image, `${s.manifest.image}:${s.manifest.gpuImageTag}`);
-      assert.equal(generate({ name: `cpu-${s.id}`, services: [s.id] }).compose.services[s.id].image, `${s.manifest.image}:${s.manifest.imageTag}`);
+      const variable = `${s.id.toUpperCase().replace(/-/g, '_')}_IMAGE`;
+      assert.equal(compose.services[s.id].image, `\${${variable}:-${s.manifest.image}:${s.manifest.gpuImageTag}}`);
+      assert.equal(generate({ name: `cpu-${s.id}`, services: [s.id] }).compose.services[s.id].image, `\${${variable}:-${s.manifest.image}:${s.manifest.imageTag}}`);
     }
   });
 

@@ -13,7 +13,12 @@ import { shippedCatalogue } from '../support/server.js';
 
 const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir, 100);
 
-/** A bundle on disk plus a fake docker that logs each call and answers like a healthy daemon. */
+/**
+ * A bundle on disk plus a recording `docker` first on PATH that logs each call and answers like a
+ * healthy daemon. The real engine is not run here: these tests hold the order of the scripts' steps.
+ * FAKE_PORT_HOLDER=<port>=<name> makes a container of another project hold a port; FAKE_SS fakes `ss`
+ * output; FAKE_UNHEALTHY_UNTIL_TAG keeps containers unhealthy until a `docker tag` (a rollback) ran.
+ */
 function setup(request: Parameters<Generator['generate']>[0], opts: { noDocker?: boolean } = {}) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-scripts-'));
   const dir = path.join(root, request.name);
@@ -27,17 +32,34 @@ echo "$*" >> ${JSON.stringify(log)}
 case "$*" in
   "compose ps -q") echo c1 ;;
   "run --rm -i "*) cat >/dev/null; echo 'stackwright:$2y$10$0123456789abcdefghijkuVWXYZ0123456789abcdefghijklmnopq' ;;
-  inspect*) [[ "$*" == *Health* ]] && echo healthy:0 || echo /c1 ;;
+  "ps --filter publish="*)
+    if [ -n "\${FAKE_PORT_HOLDER:-}" ] && [[ "$*" == *"publish=\${FAKE_PORT_HOLDER%%=*} "* ]]; then
+      [[ "$*" == *Names* ]] && echo "\${FAKE_PORT_HOLDER#*=} otherproject" || echo otherproject
+    fi ;;
+  inspect*Labels*) echo "web example/web:2 sha256:0ld" ;;
+  inspect*Health*)
+    if [ -n "\${FAKE_UNHEALTHY_UNTIL_TAG:-}" ] && ! grep -q '^tag ' ${JSON.stringify(log)}; then echo unhealthy:0; else echo healthy:0; fi ;;
+  inspect*) echo /c1 ;;
 esac
 exit 0
 `, { mode: 0o755 });
   }
+  fs.writeFileSync(path.join(bin, 'ss'), '#!/usr/bin/env bash\n[ -n "${FAKE_SS:-}" ] && printf \'%s\\n\' "$FAKE_SS"\nexit 0\n', { mode: 0o755 });
   // a PATH with the usual tools but no real docker
   const PATH = `${bin}:/usr/bin:/bin`;
-  const run = (script: string, ...args: string[]) =>
-    spawnSync('bash', [path.join(dir, script), ...args], { cwd: root, env: { PATH, HOME: root }, encoding: 'utf8', timeout: 20_000 });
+  const run = (script: string, ...args: string[]) => runWith({}, script, ...args);
+  const runWith = (env: Record<string, string>, script: string, ...args: string[]) =>
+    spawnSync('bash', [path.join(dir, script), ...args], { cwd: root, env: { PATH, HOME: root, ...env }, encoding: 'utf8', timeout: 20_000 });
   const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : []);
-  return { dir, run, calls };
+  return { dir, run, runWith, calls };
+}
+
+/** A started stack (key set, .env made), ready for update and port tests. */
+function started(request: Parameters<Generator['generate']>[0]) {
+  const ctx = setup(request);
+  ctx.run('scripts/start.sh');
+  fs.appendFileSync(path.join(ctx.dir, '.env'), 'OPENAI_API_KEY=sk-test\n');
+  return ctx;
 }
 
 describe('scripts/start.sh', () => {
@@ -126,5 +148,66 @@ describe('scripts/backup.sh', () => {
     const res = run('scripts/backup.sh', 'restore', 'backups/nope');
     assert.notEqual(res.status, 0);
     assert.match(res.stderr, /usage: scripts\/backup\.sh restore/);
+  });
+});
+
+describe('scripts/start.sh port check', () => {
+  test('names a host port another container holds, before docker compose up', () => {
+    const { runWith, calls } = started({ name: 'ports', services: ['redis'] });
+    const res = runWith({ FAKE_PORT_HOLDER: '6379=someone-elses-redis' }, 'scripts/start.sh');
+    assert.equal(res.status, 1, res.stdout);
+    assert.match(res.stderr, /host port 6379\/tcp \(REDIS_PORT_6379 in \.env\) is taken by container someone-elses-redis/);
+    assert.ok(!calls().includes('compose up -d --remove-orphans'), 'nothing starts');
+  });
+
+  test('names a process holding a port', () => {
+    const { runWith } = started({ name: 'procs', services: ['redis'] });
+    const res = runWith({ FAKE_SS: 'LISTEN 0 511 0.0.0.0:18789 0.0.0.0:* users:(("node",pid=42,fd=20))' }, 'scripts/start.sh');
+    assert.equal(res.status, 1);
+    assert.match(res.stderr, /is taken by process node/);
+  });
+});
+
+describe('scripts/update.sh', () => {
+  test('backs up, records the running images, pulls, recreates and waits for health, in that order', () => {
+    const { run, calls } = started({ name: 'upd', services: ['redis'] });
+    const before = calls().length;
+    const res = run('scripts/update.sh');
+    assert.equal(res.status, 0, res.stderr + res.stdout);
+    const log = calls().slice(before);
+    const at = (prefix: string) => log.findIndex((l) => l.startsWith(prefix));
+    assert.ok(at('compose stop') >= 0 && at('run --rm -v upd_redis-data:/data:ro') > at('compose stop'), `backup first:\n${log.join('\n')}`);
+    assert.ok(at('inspect --format {{index .Config.Labels') > at('compose start'), 'then the running images are recorded');
+    assert.ok(at('compose pull') > at('inspect --format {{index .Config.Labels'), 'then the pull');
+    assert.ok(log.lastIndexOf('compose up -d --remove-orphans') > at('compose pull'), 'then the recreate');
+    const lastHealth = log.map((l) => l.includes('.State.Health')).lastIndexOf(true);
+    assert.ok(lastHealth > log.lastIndexOf('compose up -d --remove-orphans'), 'then the health wait');
+    assert.ok(!log.some((l) => l.startsWith('tag ') || l.includes('volume rm') || l.includes('down -v')), 'no rollback, nothing deleted');
+    assert.match(res.stdout, /--rollback/);
+  });
+
+  test('puts the previous images back when the new ones fail their health checks', () => {
+    const { runWith, calls } = started({ name: 'bad', services: ['redis'] });
+    const before = calls().length;
+    const res = runWith({ FAKE_UNHEALTHY_UNTIL_TAG: '1', STACK_START_TIMEOUT: '0' }, 'scripts/update.sh', '--no-backup');
+    assert.equal(res.status, 1);
+    assert.match(res.stderr, /update rolled back to the previous images/);
+    const log = calls().slice(before);
+    assert.ok(!log.includes('compose stop'), '--no-backup skips the backup');
+    const tag = log.indexOf('tag sha256:0ld example/web:2');
+    assert.ok(tag > log.indexOf('compose up -d --remove-orphans'), `the old image is re-tagged after the failed recreate:\n${log.join('\n')}`);
+    assert.ok(log.indexOf('compose up -d --remove-orphans --pull never') > tag, 'and recreated without pulling');
+  });
+
+  test('--rollback returns to the recorded images; without a record it says there is nothing to return to', () => {
+    const fresh = started({ name: 'norec', services: ['redis'] });
+    const none = fresh.run('scripts/update.sh', '--rollback');
+    assert.equal(none.status, 1);
+    assert.match(none.stderr, /nothing to roll back to/);
+    const { run, calls } = started({ name: 'rb', services: ['redis'] });
+    assert.equal(run('scripts/update.sh', '--no-backup').status, 0);
+    const res = run('scripts/update.sh', '--rollback');
+    assert.equal(res.status, 0, res.stderr);
+    assert.ok(calls().includes('tag sha256:0ld example/web:2'));
   });
 });

@@ -16,6 +16,8 @@ image: example/fw
 imageTag: "1.0.0"
 platforms: [linux/amd64]
 minMemoryMB: 64
+memoryLimitMB: 128
+hardening: { capAdd: [], why: "the fixture image runs as its own user" }
 config: { template: config.yaml.eta, target: /etc/fw/config.yaml, nativePath: /etc/fw/config.yaml }
 skillsTarget: /etc/fw/skills
 native: { description: installs fw, install: "true", run: fw }
@@ -40,6 +42,8 @@ image: example/${id}
 imageTag: "1.2.3"
 platforms: [linux/amd64]
 minMemoryMB: 64
+memoryLimitMB: 128
+hardening: { capAdd: [], why: "the fixture image runs as its own user" }
 ${extra}`;
 }
 

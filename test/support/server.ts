@@ -72,3 +72,15 @@ export async function apiError(res: Response, status: number, code: string): Pro
   if (typeof body.error.message !== 'string' || body.error.message.length === 0) throw new Error('error without a message');
   return body.error;
 }
+
+/** The catalogue's services split greedily into groups without a conflicting pair (bundles holding every service). */
+export function conflictFreeGroups(catalogue: Catalogue): string[][] {
+  const groups: string[][] = [];
+  const conflicts = (a: string, b: string) => [[a, b], [b, a]].some(([x, y]) => catalogue.services.get(x)!.manifest.conflictsWith?.includes(y));
+  for (const id of catalogue.services.keys()) {
+    const group = groups.find((g) => g.every((other) => !conflicts(id, other)));
+    if (group) group.push(id);
+    else groups.push([id]);
+  }
+  return groups;
+}
