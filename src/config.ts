@@ -2,6 +2,7 @@
 // a bad value stops the service with a message naming the variable.
 import fs from 'node:fs';
 import path from 'node:path';
+import { isToken68 } from './http/auth.js';
 import { fileURLToPath } from 'node:url';
 
 /** The folder holding package.json: the same whether this runs from src/ (tsx) or dist/ (compiled). */
@@ -20,6 +21,13 @@ export interface Config {
   host: string;
   port: number;
   apiKeys: string[];
+  /** after SIGTERM/SIGINT: how long requests in flight may take before the process exits anyway */
+  shutdownTimeoutMs: number;
+  /** after SIGTERM/SIGINT: how long the server still reads requests on open connections before closing the listener */
+  drainGraceMs: number;
+  /** open connections at most, in total and from one client address */
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
   trustProxy: string[];
   pluginsDir: string;
   catalogueDir: string;
@@ -45,10 +53,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   const list = (name: string) => (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const dir = (name: string, fallback: string) => path.resolve(env[name] || path.join(REPO_ROOT, fallback));
+  const apiKeys = list('STACK_API_KEY');
+  if (apiKeys.some((k) => !isToken68(k))) {
+    throw new Error('STACK_API_KEY holds a key a Bearer token cannot carry: keys may hold letters, digits, - . _ ~ + / and trailing = (RFC 9110 token68)');
+  }
   return {
     host: env.HOST || '127.0.0.1',
     port: int('PORT', 8080, 0, 65535),
-    apiKeys: list('STACK_API_KEY'),
+    apiKeys,
     trustProxy: list('STACK_TRUST_PROXY'),
     pluginsDir: dir('STACK_PLUGINS_DIR', 'plugins'),
     catalogueDir: dir('STACK_CATALOGUE_DIR', 'catalogue'),
@@ -65,5 +77,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bundleCacheBytes: int('STACK_BUNDLE_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
     catalogueCacheFile: env.STACK_CATALOGUE_CACHE ?? path.join(REPO_ROOT, 'dist', 'catalogue-cache.json'),
     logRequests: env.STACK_LOG_REQUESTS === '1',
+    shutdownTimeoutMs: int('STACK_SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 3600) * 1000,
+    drainGraceMs: int('STACK_SHUTDOWN_GRACE_MS', 1000, 0, 60_000),
+    maxConnections: int('STACK_MAX_CONNECTIONS', 1000, 1, 1e6),
+    maxConnectionsPerAddress: int('STACK_MAX_CONNECTIONS_PER_ADDRESS', 100, 1, 1e6),
   };
 }

@@ -6,8 +6,10 @@ export const API_ERRORS = {
   UNAUTHORIZED: { status: 401, meaning: 'missing or invalid API key' },
   NOT_FOUND: { status: 404, meaning: 'no such resource or path' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'the path exists but not with this method; the Allow header lists the methods' },
+  REQUEST_TIMEOUT: { status: 408, meaning: 'the request (headers or body) did not arrive in time' },
   CONFLICT: { status: 409, meaning: 'the selected services conflict; details.conflicts lists the pairs' },
   RATE_LIMITED: { status: 429, meaning: 'too many requests; Retry-After says when to try again' },
+  HEADERS_TOO_LARGE: { status: 431, meaning: 'the request headers are larger than the server accepts' },
   INTERNAL_ERROR: { status: 500, meaning: 'unexpected server error' },
 } as const;
 

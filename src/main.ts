@@ -68,13 +68,15 @@ async function main(): Promise<void> {
     console.log(`Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready ${performance.now().toFixed(0)} ms after the process started)`);
   });
 
-  const shutdown = () => {
-    server.close(() => void store.close().finally(() => process.exit(0)));
-    server.closeIdleConnections();
-    setTimeout(() => process.exit(0), 3000).unref();
+  const shutdown = (signal: string) => {
+    if (server.draining) return;
+    console.log(`${signal}: answering requests already under way, then stopping (at most ${config.shutdownTimeoutMs / 1000} s)`);
+    void server.shutdown()
+      .then(() => store.close())
+      .finally(() => process.exit(0));
   };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
 void main();

@@ -6,9 +6,9 @@ import type { Config } from './config.js';
 import type { Catalogue } from './catalogue/types.js';
 import { ApiError } from './errors.js';
 import { ApiKeys } from './http/auth.js';
-import { readJsonBody } from './http/body.js';
+import { ClientAborted, readJsonBody } from './http/body.js';
 import { clientAddress } from './http/client-address.js';
-import { sendData, sendEnvelope, sendError } from './http/envelope.js';
+import { rawErrorResponse, sendData, sendEnvelope, sendError } from './http/envelope.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { catalogueRoutes } from './routes/catalogue-routes.js';
 import { writeRoutes } from './routes/write-routes.js';
@@ -35,7 +35,27 @@ function requestUrl(req: IncomingMessage): URL {
   }
 }
 
-export function createServer(deps: AppDeps): http.Server {
+/** The HTTP server plus its shutdown: drain (answer what arrives, Connection: close), then stop. */
+export interface AppServer extends http.Server {
+  /** Resolves once every request in flight is answered, or after config.shutdownTimeoutMs. */
+  shutdown(): Promise<void>;
+  readonly draining: boolean;
+}
+
+/** What Node's HTTP parser rejected, as our error (the socket has no response object yet). */
+function parserError(err: NodeJS.ErrnoException): ApiError {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError('HEADERS_TOO_LARGE', 'the request headers are too large');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      return new ApiError('REQUEST_TIMEOUT', 'the request did not arrive in time');
+    default:
+      return new ApiError('VALIDATION_ERROR', 'the request is not valid HTTP/1.1 (request line, header or body framing)');
+  }
+}
+
+export function createServer(deps: AppDeps): AppServer {
   const { config, catalogue, keys, rateLimiter } = deps;
   const health = () => ({
     status: 'ok',
@@ -96,10 +116,28 @@ export function createServer(deps: AppDeps): http.Server {
     }
   }
 
-  const server = http.createServer((req, res) => {
+  let draining = false;
+  let inFlight = 0;
+  let idleResolve: (() => void) | undefined;
+  // sockets not yet reaped are checked every second, so a connection that never sends its request line
+  // is closed after headersTimeout instead of at Node's 30-second check
+  const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     const started = config.logRequests ? performance.now() : 0;
+    inFlight++;
+    // while draining, every answer closes its connection, so keep-alive clients go to another instance
+    if (draining) res.setHeader('Connection', 'close');
+    res.on('close', () => {
+      inFlight--;
+      if (inFlight === 0) idleResolve?.();
+    });
     handle(req, res)
       .catch((err: unknown) => {
+        if (err instanceof ClientAborted || !res.socket || res.socket.destroyed) {
+          // the client went away: nothing to answer, and no error of ours (its rate-limit token stays spent)
+          if (config.logRequests) console.log(`${req.method} ${req.url} aborted by the client`);
+          res.destroy();
+          return;
+        }
         if (res.headersSent) {
           res.destroy(err as Error);
           return;
@@ -118,5 +156,47 @@ export function createServer(deps: AppDeps): http.Server {
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  return server;
+  server.maxConnections = config.maxConnections;
+
+  // bounded per client address, so one client cannot take every descriptor
+  const perAddress = new Map<string, number>();
+  server.on('connection', (socket) => {
+    const address = socket.remoteAddress ?? '';
+    const open = (perAddress.get(address) ?? 0) + 1;
+    if (open > config.maxConnectionsPerAddress) {
+      socket.destroy();
+      return;
+    }
+    perAddress.set(address, open);
+    socket.once('close', () => {
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+    });
+  });
+
+  // requests the parser rejects get the envelope too, on a socket that is still there
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(rawErrorResponse(parserError(err)));
+  });
+
+  const app = server as AppServer;
+  Object.defineProperty(app, 'draining', { get: () => draining });
+  app.shutdown = async () => {
+    if (draining) return;
+    draining = true;
+    // a grace period in which requests already on their way (connections accepted, bytes not yet read)
+    // are still read and answered, before the listener closes
+    await new Promise((r) => setTimeout(r, config.drainGraceMs));
+    const closed = new Promise<void>((r) => server.close(() => r()));
+    const idle = inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => { idleResolve = r; });
+    const deadline = new Promise<void>((r) => setTimeout(r, config.shutdownTimeoutMs).unref());
+    await Promise.race([idle.then(() => { server.closeIdleConnections(); return closed; }), deadline]);
+    server.closeAllConnections();
+  };
+  return app;
 }

@@ -6,9 +6,12 @@ export function shellQuote(value: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A PowerShell string literal. */
+/**
+ * A PowerShell single-quoted string. PowerShell also takes the typographic single quotes U+2018-U+201B
+ * as quote characters, so each of them is doubled as ' is.
+ */
 export function psQuote(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
+  return `'${value.replace(/['\u2018-\u201B]/g, (q) => q + q)}'`;
 }
 
 /** A YAML scalar in double quotes (JSON strings are valid YAML). */

@@ -3,6 +3,13 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
+const TOKEN68_CREDENTIALS = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/** Whether a key can be sent as an RFC 9110 token68 at all (the characters a configured key may hold). */
+export function isToken68(key: string): boolean {
+  return /^[A-Za-z0-9\-._~+/]+=*$/.test(key);
+}
+
 export interface KeyCheck {
   /** a stable, non-secret id of the matched key (for rate-limit buckets), when the key is valid */
   keyId?: string;
@@ -26,7 +33,9 @@ export class ApiKeys {
   check(req: IncomingMessage): KeyCheck {
     const header = req.headers.authorization;
     if (typeof header !== 'string') return { presented: false };
-    const match = /^bearer\s+(\S+)\s*$/i.exec(header);
+    // RFC 9110 11.4 and 11.6.2: the scheme is case-insensitive, then one or more spaces (SP only: not
+    // tabs or no-break spaces), then a token68; Node has already trimmed the header's outer whitespace
+    const match = TOKEN68_CREDENTIALS.exec(header);
     if (!match) return { presented: true };
     const presented = digest(match[1]);
     let found: Buffer | undefined;

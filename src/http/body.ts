@@ -2,6 +2,9 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError, validationError } from '../errors.js';
 
+/** The client went away before its body arrived: nothing to answer, nothing to log as an error. */
+export class ClientAborted extends Error {}
+
 export async function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<unknown> {
   const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') {
@@ -19,13 +22,19 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limitBytes) {
-      req.resume();
-      throw tooLarge();
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limitBytes) {
+        req.resume();
+        throw tooLarge();
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    // Node ends the body stream with "aborted" (ECONNRESET) when the client disconnects mid-body
+    throw new ClientAborted((e as Error).message);
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') throw validationError('the request body is empty', ['send a JSON object']);

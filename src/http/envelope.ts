@@ -1,5 +1,5 @@
 // The response envelope of spec section 1: { ok: true, data } or { ok: false, error: { code, message, details? } }.
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -32,4 +32,14 @@ export function sendError(res: ServerResponse, err: ApiError): void {
   const error: Record<string, unknown> = { code: err.code, message: err.message };
   if (err.details) error.details = err.details;
   sendJson(res, err.status, { ok: false, error }, err.headers);
+}
+
+/**
+ * A whole error response written straight to a socket, for requests Node's HTTP parser rejects before
+ * there is a response object (bad request line, oversized headers, timeouts, bad framing).
+ */
+export function rawErrorResponse(err: ApiError): string {
+  const body = JSON.stringify({ ok: false, error: { code: err.code, message: err.message } });
+  return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`;
 }

@@ -1,0 +1,144 @@
+// The server at the edges (issue 10, review server-under-faults): a real server process, real sockets
+// and real signals; counts and orderings only, no timing assertions.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { REPO_ROOT } from '../../src/config.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+const KEY = 'fault-key';
+
+/** The server as `npm start` runs it, on a free port; resolves with the port once it listens. */
+function spawnServer(env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')], {
+    env: { ...process.env, PORT: '0', STACK_API_KEY: KEY, STACK_RATE_LIMIT_READ: '100000', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      if (m) resolve({ child, port: Number(m[1]), output: () => output });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
+    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
+  });
+}
+
+/** Sends raw bytes on a new connection and collects everything the server answers until it closes. */
+function raw(port: number, bytes: string | Buffer, opts: { localAddress?: string; endAfterWrite?: boolean } = {}): Promise<{ text: string; error?: string }> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress: opts.localAddress });
+    let text = '';
+    socket.on('connect', () => socket.write(bytes));
+    socket.on('data', (c) => { text += c.toString('latin1'); });
+    socket.on('error', (e: NodeJS.ErrnoException) => resolve({ text, error: e.code }));
+    socket.on('close', () => resolve({ text }));
+  });
+}
+
+const bodyOf = (response: string) => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
+
+describe('requests the HTTP parser rejects get the JSON envelope', () => {
+  let server: TestServer;
+  let port: number;
+  before(async () => {
+    server = await startServer();
+    port = Number(new URL(server.url).port);
+  });
+  after(() => server.close());
+
+  test('a raw space in the request target: 400 VALIDATION_ERROR', async () => {
+    const { text } = await raw(port, 'GET /api/v1/services?tag=a b HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.match(text, /^HTTP\/1\.1 400 /);
+    assert.deepEqual(bodyOf(text).error.code, 'VALIDATION_ERROR');
+    assert.match(text, /\r\nConnection: close\r\n/);
+  });
+
+  test('oversized headers: 431 HEADERS_TOO_LARGE', async () => {
+    const { text } = await raw(port, `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.match(text, /^HTTP\/1\.1 431 /);
+    assert.equal(bodyOf(text).error.code, 'HEADERS_TOO_LARGE');
+  });
+
+  test('Content-Length and Transfer-Encoding together: 400 with the envelope', async () => {
+    const { text } = await raw(port, 'POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}');
+    assert.match(text, /^HTTP\/1\.1 400 /);
+    assert.equal(bodyOf(text).ok, false);
+  });
+});
+
+describe('Authorization follows RFC 9110', () => {
+  let server: TestServer;
+  before(async () => { server = await startServer(); });
+  after(() => server.close());
+  const key = 'test-key-1';
+
+  test('the scheme is case-insensitive and one or more spaces may follow it', async () => {
+    for (const header of [`Bearer ${key}`, `bearer ${key}`, `BEARER   ${key}`]) {
+      const res = await server.post('/api/v1/validate', {}, { Authorization: header });
+      assert.equal(res.status, 200, header);
+    }
+  });
+
+  test('a tab or a no-break space is not a separator', async () => {
+    for (const header of [`Bearer\t${key}`, `Bearer\u00a0${key}`]) {
+      const res = await server.post('/api/v1/validate', {}, { Authorization: header });
+      assert.equal(res.status, 401, JSON.stringify(header));
+    }
+  });
+});
+
+describe('the server process under faults', () => {
+  test('SIGTERM answers every request already sent on fresh connections, then exits 0', async () => {
+    const { child, port } = await spawnServer({ STACK_SHUTDOWN_GRACE_MS: '1500' });
+    const request = 'GET /api/v1/presets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+    const pending = Array.from({ length: 50 }, () => raw(port, request));
+    // the signal follows the requests at once: they are accepted but most are not yet read
+    setImmediate(() => child.kill('SIGTERM'));
+    const results = await Promise.all(pending);
+    const exit = await new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', r)));
+    assert.deepEqual(results.filter((r) => !/^HTTP\/1\.1 200 /.test(r.text)).map((r) => r.error ?? r.text.slice(0, 40)), [], 'every request answered 200');
+    assert.equal(exit, 0);
+  });
+
+  test('a client that disconnects mid-body is not logged as an error', async () => {
+    const { child, port, output } = await spawnServer();
+    await new Promise<void>((resolve) => {
+      const socket = net.connect({ port, host: '127.0.0.1' }, () => {
+        socket.write(`POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+        setTimeout(() => { socket.destroy(); resolve(); }, 200);
+      });
+    });
+    // a request after the abort shows the server went on, and flushes any log of the abort before it
+    const after = await raw(port, 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(after.text, /^HTTP\/1\.1 200 /);
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    assert.doesNotMatch(output(), /unexpected error|INTERNAL_ERROR|aborted\n\s+at /);
+  });
+
+  test('silent connections from one address cannot starve another: every probe is answered', async () => {
+    const { child, port } = await spawnServer({ STACK_MAX_CONNECTIONS_PER_ADDRESS: '20' });
+    const silent: net.Socket[] = [];
+    let closedByServer = 0;
+    await Promise.all(Array.from({ length: 60 }, () => new Promise<void>((resolve) => {
+      const s = net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.2' }, () => resolve());
+      s.on('close', () => { closedByServer++; });
+      s.on('error', () => resolve());
+      silent.push(s);
+    })));
+    const probes = await Promise.all(Array.from({ length: 20 }, () => raw(port, 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')));
+    assert.equal(probes.filter((p) => /^HTTP\/1\.1 200 /.test(p.text)).length, 20);
+    // the cap turned away every silent connection past 20 (their close events may still be on the way)
+    for (let i = 0; i < 100 && closedByServer < 40; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(closedByServer >= 40, `${closedByServer} of the 60 silent connections were closed`);
+    for (const s of silent) s.destroy();
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  });
+});
