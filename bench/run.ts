@@ -111,7 +111,8 @@ console.log(`  as the process reports it (performance.now() at listening): media
 console.log(`  as seen from the parent (spawn → "listening" line):          median ${stats(starts).median.toFixed(0)} ms over ${starts.length} starts\n`);
 
 // ---- HTTP
-const server = await startServer({ STACK_RATE_LIMIT_READ: '1000000000', STACK_RATE_LIMIT_WRITE: '1000000000', STACK_RATE_LIMIT_GENERATE: '1000000000' });
+// one load generator on one address: connection caps raised so they do not count against it
+const server = await startServer({ STACK_RATE_LIMIT_READ: '1000000000', STACK_RATE_LIMIT_WRITE: '1000000000', STACK_RATE_LIMIT_GENERATE: '1000000000', STACK_MAX_CONNECTIONS: '10000', STACK_MAX_CONNECTIONS_PER_ADDRESS: '10000', STACK_GENERATE_QUEUE: '100000' });
 const base = `http://127.0.0.1:${server.port}`;
 const duration = quick ? 3 : 10;
 async function load(title: string, opts: autocannon.Options) {
@@ -132,4 +133,32 @@ await load(`POST /api/v1/generate (${largest.id}, a new name each request: bundl
   headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
   requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...request, name: `bench-${counter++}` }) }) }],
 });
+
+// ---- health under a burst of generates (issue 10: health p99 <= 200 ms under 1,000 concurrent generates)
+{
+  const burst = quick ? 200 : 1000;
+  const probeTimes: number[] = [];
+  let probing = true;
+  const probe = async () => {
+    while (probing) {
+      const t = performance.now();
+      await fetch(`${base}/api/v1/health`).then((r) => r.arrayBuffer()).catch(() => undefined);
+      probeTimes.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  const prober = probe();
+  const statuses = new Map<number, number>();
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: burst }, (_, i) => fetch(`${base}/api/v1/generate`, {
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+    body: JSON.stringify({ ...request, name: `burst-${i}` }),
+  }).then(async (r) => { await r.arrayBuffer(); statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1); }).catch(() => statuses.set(0, (statuses.get(0) ?? 0) + 1))));
+  probing = false;
+  await prober;
+  const h = stats(probeTimes);
+  console.log(`\n${burst} concurrent generates (new names) while probing /api/v1/health every 10 ms on new connections`);
+  console.log(`  burst done in ${((performance.now() - t0) / 1000).toFixed(1)} s; answers: ${[...statuses].map(([code, n]) => `${n}x ${code || 'error'}`).join(', ')}`);
+  console.log(`  health probe: median ${ms(h.median)}, p99 ${ms(h.p99)} (n=${h.n})`);
+}
 server.stop();

@@ -28,6 +28,8 @@ export interface Config {
   /** open connections at most, in total and from one client address */
   maxConnections: number;
   maxConnectionsPerAddress: number;
+  /** generate requests that may wait for a turn; more get 503 */
+  generateQueue: number;
   trustProxy: string[];
   pluginsDir: string;
   catalogueDir: string;
@@ -81,5 +83,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     drainGraceMs: int('STACK_SHUTDOWN_GRACE_MS', 1000, 0, 60_000),
     maxConnections: int('STACK_MAX_CONNECTIONS', 1000, 1, 1e6),
     maxConnectionsPerAddress: int('STACK_MAX_CONNECTIONS_PER_ADDRESS', 100, 1, 1e6),
+    generateQueue: int('STACK_GENERATE_QUEUE', 200, 0, 1e6),
   };
 }

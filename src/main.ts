@@ -9,6 +9,7 @@ import { ApiKeys } from './http/auth.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createServer } from './server.js';
 import { STACKWRIGHT_VERSION } from './version.js';
+import { descriptorWarning } from './http/fd-limit.js';
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
@@ -65,6 +66,8 @@ async function main(): Promise<void> {
     const port = typeof address === 'object' && address ? address.port : config.port;
     console.log(`catalogue: ${catalogue.services.size} services, ${catalogue.frameworks.size} frameworks, ${catalogue.proxies.size} proxies, ${catalogue.skillPacks.size} skill packs, ${catalogue.presets.size} presets (loaded in ${loaded.loadMs.toFixed(0)} ms${loaded.fromCache ? ' from the start-up snapshot of these exact files' : ''}, ${loaded.warnings.length} warning(s))`);
     console.log(`rate limits: ${config.redisUrl ? 'shared in Redis' : 'in memory'}; read ${config.rateLimits.read}, write ${config.rateLimits.write}, generate ${config.rateLimits.generate} per ${config.rateLimits.windowSeconds} s`);
+    const fdWarning = descriptorWarning(config.maxConnections);
+    if (fdWarning) console.warn(`warning: ${fdWarning}`);
     console.log(`Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready ${performance.now().toFixed(0)} ms after the process started)`);
   });
 

@@ -15,6 +15,7 @@ import { writeRoutes } from './routes/write-routes.js';
 import { openApiRoute } from './routes/openapi.js';
 import type { Route } from './routes/types.js';
 import type { Generator } from './engine/generate.js';
+import { WorkQueue } from './http/work-queue.js';
 
 export interface AppDeps {
   config: Config;
@@ -65,7 +66,8 @@ export function createServer(deps: AppDeps): AppServer {
     skillPacks: catalogue.skillPacks.size,
     presets: catalogue.presets.size,
   });
-  const apiRoutes: Route[] = [...catalogueRoutes(catalogue, health), ...writeRoutes(deps)];
+  const generations = new WorkQueue(2, config.generateQueue);
+  const apiRoutes: Route[] = [...catalogueRoutes(catalogue, health), ...writeRoutes({ generator: deps.generator, generations })];
   const routes = [...apiRoutes, openApiRoute(apiRoutes, deps.version)];
   const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 });
   for (const route of routes) {

@@ -8,8 +8,9 @@ import { invalidConfiguration } from '../errors.js';
 import { resolve, type Resolution } from '../engine/resolve.js';
 import { parseStackRequest, type ParsedRequest } from './request.js';
 import type { Route } from './types.js';
+import type { WorkQueue } from '../http/work-queue.js';
 
-export function writeRoutes({ generator }: { generator: Generator }): Route[] {
+export function writeRoutes({ generator, generations }: { generator: Generator; generations: WorkQueue }): Route[] {
   return [
     {
       method: 'POST', path: '/api/v1/validate', bucket: 'write', auth: true,
@@ -36,10 +37,10 @@ export function writeRoutes({ generator }: { generator: Generator }): Route[] {
         // and resolves the rest itself; the resolver runs here only to list its problems beside the schema's
         if (parsed.errors.length) checkRequest(generator, parsed);
         const request = parsed.request;
-        const bundle = generator.generate({ ...request, name: request.name! });
+        const bundle = await generations.run(() => generator.generate({ ...request, name: request.name! }));
         if (request.format === 'tar') {
           return {
-            body: await archiveBuffer(bundle),
+            body: await generations.run(() => archiveBuffer(bundle)),
             headers: {
               'Content-Type': 'application/gzip',
               'Content-Disposition': `attachment; filename="${bundle.name}.tar.gz"`,

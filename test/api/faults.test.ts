@@ -72,6 +72,27 @@ describe('requests the HTTP parser rejects get the JSON envelope', () => {
   });
 });
 
+describe('generation is bounded', () => {
+  test('beyond the generations already waiting, a generate gets 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
+    const server = await startServer({ STACK_GENERATE_QUEUE: '0' });
+    try {
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => server.post('/api/v1/generate', { name: `burst-${i}`, preset: 'full-stack' })));
+      const ok = answers.filter((r) => r.status === 200);
+      const busy = answers.filter((r) => r.status === 503);
+      assert.equal(ok.length + busy.length, 10, answers.map((r) => r.status).join());
+      assert.ok(ok.length >= 1 && busy.length >= 1, answers.map((r) => r.status).join());
+      for (const r of busy) {
+        assert.equal(r.headers.get('retry-after'), '1');
+        assert.equal((await r.json() as { error: { code: string } }).error.code, 'SERVICE_UNAVAILABLE');
+      }
+      // and once the burst is over, generating works again
+      assert.equal((await server.post('/api/v1/generate', { name: 'after', preset: 'full-stack' })).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('Authorization follows RFC 9110', () => {
   let server: TestServer;
   before(async () => { server = await startServer(); });
@@ -140,5 +161,13 @@ describe('the server process under faults', () => {
     for (const s of silent) s.destroy();
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
+  });
+});
+
+describe('the open-file limit', () => {
+  test('a connection cap that does not fit under the limit is named at start, with how to raise it', async () => {
+    const { descriptorWarning } = await import('../../src/http/fd-limit.js');
+    assert.equal(descriptorWarning(1000, { soft: 20_000, hard: 20_000 }), undefined);
+    assert.match(descriptorWarning(1000, { soft: 1024, hard: 4096 })!, /open-file limit is 1024 \(hard 4096\), too low for STACK_MAX_CONNECTIONS=1000: raise it \(ulimit -n/);
   });
 });
