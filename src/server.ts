@@ -8,7 +8,7 @@ import { ApiError } from './errors.js';
 import { ApiKeys } from './http/auth.js';
 import { ClientAborted, readJsonBody } from './http/body.js';
 import { clientAddress } from './http/client-address.js';
-import { rawErrorResponse, sendData, sendEnvelope, sendError } from './http/envelope.js';
+import { rawErrorResponse, sendCacheableEnvelope, sendData, sendEnvelope, sendError } from './http/envelope.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { catalogueRoutes } from './routes/catalogue-routes.js';
 import { writeRoutes } from './routes/write-routes.js';
@@ -112,7 +112,8 @@ export function createServer(deps: AppDeps): AppServer {
       res.writeHead(200, { ...reply.headers, 'Content-Length': reply.body.length });
       res.end(reply.body);
     } else if ('envelope' in reply) {
-      sendEnvelope(res, reply.envelope);
+      if (route.method === 'GET') sendCacheableEnvelope(req, res, reply.envelope);
+      else sendEnvelope(res, reply.envelope);
     } else {
       sendData(res, reply.data, reply.status);
     }

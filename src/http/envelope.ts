@@ -1,5 +1,6 @@
 // The response envelope of spec section 1: { ok: true, data } or { ok: false, error: { code, message, details? } }.
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import crypto from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -25,6 +26,34 @@ export function successEnvelope(dataJson: string): Buffer {
 /** Sends an envelope encoded ahead (cached views and bundles). */
 export function sendEnvelope(res: ServerResponse, body: Buffer): void {
   res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, 'Cache-Control': 'no-store' });
+  res.end(body);
+}
+
+const etags = new WeakMap<Buffer, string>();
+
+/** A strong validator of a pre-encoded body, computed once per body (the bodies live per catalogue revision). */
+function etagOf(body: Buffer): string {
+  let tag = etags.get(body);
+  if (!tag) {
+    tag = `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+    etags.set(body, tag);
+  }
+  return tag;
+}
+
+/**
+ * A catalogue read encoded ahead, with an ETag: a client that sends it back in If-None-Match gets 304 and
+ * no body. Clients may keep the body but must ask again (no-cache), since the catalogue can change.
+ */
+export function sendCacheableEnvelope(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+  const etag = etagOf(body);
+  const match = String(req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
+  if (match.includes(etag) || match.includes('*')) {
+    res.writeHead(304, { ETag: etag, 'Cache-Control': 'no-cache' });
+    res.end();
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, ETag: etag, 'Cache-Control': 'no-cache' });
   res.end(body);
 }
 

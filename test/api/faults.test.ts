@@ -171,3 +171,25 @@ describe('the open-file limit', () => {
     assert.match(descriptorWarning(1000, { soft: 1024, hard: 4096 })!, /open-file limit is 1024 \(hard 4096\), too low for STACK_MAX_CONNECTIONS=1000: raise it \(ulimit -n/);
   });
 });
+
+describe('catalogue reads can be revalidated', () => {
+  test('an ETag on every catalogue read; If-None-Match with it gives 304 without a body, still counted', async () => {
+    const server = await startServer();
+    try {
+      for (const path of ['/api/v1/services', '/api/v1/presets', '/api/v1/presets/full-stack', '/api/v1/skills']) {
+        const first = await server.get(path);
+        await first.arrayBuffer();
+        const etag = first.headers.get('etag');
+        assert.match(etag ?? '', /^"[A-Za-z0-9_-]+"$/, path);
+        const again = await server.get(path, { 'If-None-Match': etag! });
+        assert.equal(again.status, 304, path);
+        assert.equal((await again.arrayBuffer()).byteLength, 0);
+        assert.ok(again.headers.get('x-ratelimit-remaining'), 'a 304 is a counted read too');
+        const other = await server.get(path, { 'If-None-Match': '"something-else"' });
+        assert.equal(other.status, 200, path);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
