@@ -8,7 +8,8 @@ import { ApiError } from './errors.js';
 import { ApiKeys } from './http/auth.js';
 import { ClientAborted, readJsonBody } from './http/body.js';
 import { clientAddress } from './http/client-address.js';
-import { rawErrorResponse, sendCacheableEnvelope, sendData, sendEnvelope, sendError } from './http/envelope.js';
+import { guardConnections } from './http/connections.js';
+import { sendCacheableEnvelope, sendData, sendEnvelope, sendError } from './http/envelope.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { catalogueRoutes } from './routes/catalogue-routes.js';
 import { writeRoutes } from './routes/write-routes.js';
@@ -41,19 +42,6 @@ export interface AppServer extends http.Server {
   /** Resolves once every request in flight is answered, or after config.shutdownTimeoutMs. */
   shutdown(): Promise<void>;
   readonly draining: boolean;
-}
-
-/** What Node's HTTP parser rejected, as our error (the socket has no response object yet). */
-function parserError(err: NodeJS.ErrnoException): ApiError {
-  switch (err.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return new ApiError('HEADERS_TOO_LARGE', 'the request headers are too large');
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-    case 'ERR_HTTP_HEADERS_TIMEOUT':
-      return new ApiError('REQUEST_TIMEOUT', 'the request did not arrive in time');
-    default:
-      return new ApiError('VALIDATION_ERROR', 'the request is not valid HTTP/1.1 (request line, header or body framing)');
-  }
 }
 
 export function createServer(deps: AppDeps): AppServer {
@@ -156,36 +144,7 @@ export function createServer(deps: AppDeps): AppServer {
         if (config.logRequests) console.log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
       });
   });
-  server.keepAliveTimeout = 5_000;
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  server.maxConnections = config.maxConnections;
-
-  // bounded per client address, so one client cannot take every descriptor
-  const perAddress = new Map<string, number>();
-  server.on('connection', (socket) => {
-    const address = socket.remoteAddress ?? '';
-    const open = (perAddress.get(address) ?? 0) + 1;
-    if (open > config.maxConnectionsPerAddress) {
-      socket.destroy();
-      return;
-    }
-    perAddress.set(address, open);
-    socket.once('close', () => {
-      const left = (perAddress.get(address) ?? 1) - 1;
-      if (left > 0) perAddress.set(address, left);
-      else perAddress.delete(address);
-    });
-  });
-
-  // requests the parser rejects get the envelope too, on a socket that is still there
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (err.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    socket.end(rawErrorResponse(parserError(err)));
-  });
+  guardConnections(server, config);
 
   const app = server as AppServer;
   Object.defineProperty(app, 'draining', { get: () => draining });
@@ -198,7 +157,8 @@ export function createServer(deps: AppDeps): AppServer {
     const closed = new Promise<void>((r) => server.close(() => r()));
     const idle = inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => { idleResolve = r; });
     const deadline = new Promise<void>((r) => setTimeout(r, config.shutdownTimeoutMs).unref());
-    await Promise.race([idle.then(() => { server.closeIdleConnections(); return closed; }), deadline]);
+    // close() also ends the idle keep-alive connections (Node 19 and later)
+    await Promise.race([idle.then(() => closed), deadline]);
     server.closeAllConnections();
   };
   return app;

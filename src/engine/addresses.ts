@@ -8,9 +8,9 @@ export type Viewer = 'container' | 'native';
 export interface MemberAddress {
   /** host name or address the viewer uses */
   host: string;
-  /** container port → the port the viewer connects to (null: not reachable from this viewer) */
-  port(containerPort: number): number | null;
-  /** base URL of the main port (first web port, else the first reachable one), or null */
+  /** the container port of the main port: the first web port the viewer reaches, else the first it reaches */
+  mainPort: number | null;
+  /** base URL of the main port, or null */
   url: string | null;
 }
 
@@ -27,7 +27,7 @@ export function addressOf(model: StackModel, member: StackMember, viewer: Viewer
   }
   const ports = member.plugin.manifest.ports ?? [];
   const main = ports.find((p) => p.web && port(p.container) !== null) ?? ports.find((p) => port(p.container) !== null);
-  return { host, port, url: main ? `http://${host}:${port(main.container)}` : null };
+  return { host, mainPort: main?.container ?? null, url: main ? `http://${host}:${port(main.container)}` : null };
 }
 
 /** [<PREFIX>_URL, base URL] of every service in the stack, as the viewer reaches it. */

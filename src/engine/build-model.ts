@@ -1,13 +1,13 @@
 // From a resolution and the request's options to the stack model: where each plugin runs, the .env
 // variables, host ports (clashes moved, DECISIONS "Host-port clashes"), the proxy's routes and who may
 // use them (DECISIONS "Running stacks"), public URLs and the databases each consumer owns.
-import type { ContainerPlugin, ServicePlugin } from '../catalogue/types.js';
+import type { ContainerPlugin } from '../catalogue/types.js';
 import { VALUE_REF } from '../catalogue/rules.js';
 import { envPrefix } from './escape.js';
 import type { Resolution } from './resolve.js';
 import { SOCKET_PROXY_IMAGE, SOCKET_PROXY_MEMORY_MB, SOCKET_PROXY_SERVICE, SOCKET_PROXY_TAG } from './socket-proxy.js';
 import {
-  BIND_VARIABLE, envApplies, envKey, imageVariable, LOG_VARIABLES, memoryVariable, skillTokens, NATIVE_BIND_VARIABLE, portVariable, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE,
+  BIND_VARIABLE, envApplies, envKey, imageRef, imageVariable, LOG_VARIABLES, memoryVariable, skillTokens, NATIVE_BIND_VARIABLE, portVariable, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE,
   type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
 } from './model.js';
 
@@ -19,8 +19,10 @@ export function buildModel(resolution: Resolution, options: StackOptions): Stack
   const routes = resolution.proxy ? buildRoutes(members, options, https) : [];
   const publicUrls = buildPublicUrls(members, ports, routes);
   const proxyAuth = routes.some((r) => r.protected);
-  const databases = collectDatabases(members, resolution);
-  const env = collectEnv(members, plugins, ports, options, publicUrls, proxyAuth, databases);
+  const skillServices = new Set(resolution.skillPacks.flatMap((p) => [...p.manifest.requiredServices, ...(p.manifest.optionalServices ?? [])]));
+  const dockerApiUsers = members.filter((m) => m.placement === 'container' && m.plugin.manifest.dockerApi).map((m) => m.plugin);
+  const databases = collectDatabases(members, skillServices);
+  const env = collectEnv(members, plugins, ports, options, publicUrls, proxyAuth, databases, dockerApiUsers.length > 0);
   for (const t of skillTokens({ resolution, plugins })) {
     if (!env.some((v) => v.key === t.name)) env.push({ key: t.name, example: '', required: false, group: t.service, description: `${t.description} (for the agents' skills; optional)` });
   }
@@ -37,6 +39,8 @@ export function buildModel(resolution: Resolution, options: StackOptions): Stack
     publicUrls,
     proxyAuth,
     databases,
+    skillServices,
+    dockerApiUsers,
   };
 }
 
@@ -144,7 +148,7 @@ function buildPublicUrls(members: StackMember[], ports: PublishedPort[], routes:
 
 function collectEnv(
   members: StackMember[], plugins: ReadonlyMap<string, ContainerPlugin>, ports: PublishedPort[], options: StackOptions,
-  publicUrls: ReadonlyMap<string, string>, proxyAuth: boolean, databases: StackDatabase[],
+  publicUrls: ReadonlyMap<string, string>, proxyAuth: boolean, databases: StackDatabase[], socketProxy: boolean,
 ): EnvVar[] {
   const vars: EnvVar[] = [{
     key: 'COMPOSE_PROJECT_NAME', description: 'Compose project name: prefixes container and volume names',
@@ -194,14 +198,12 @@ function collectEnv(
   // every container's image and memory limit: the catalogue's values, changeable per service
   for (const m of members.filter((x) => x.placement === 'container')) {
     const manifest = m.plugin.manifest;
-    const service = m.plugin.kind === 'service' ? (m.plugin as ServicePlugin).manifest : undefined;
-    const gpuTag = options.gpu && service && (service.gpu === 'optional' || service.gpu === 'required') ? service.gpuImageTag : undefined;
-    vars.push({ key: imageVariable(m.plugin.id), example: `${manifest.image}:${gpuTag ?? manifest.imageTag}`, required: false, group: m.plugin.id,
+    vars.push({ key: imageVariable(m.plugin.id), example: imageRef(m.plugin, options.gpu), required: false, group: m.plugin.id,
       description: 'Image and tag (scripts/update.sh pulls it; change the tag to move this service forward or back)' });
     vars.push({ key: memoryVariable(m.plugin.id), example: `${manifest.memoryLimitMB}m`, required: false, group: m.plugin.id,
       description: 'Memory limit (the working set upstream recommends); the container is stopped by the kernel above it' });
   }
-  if (members.some((m) => m.placement === 'container' && m.plugin.manifest.dockerApi)) {
+  if (socketProxy) {
     vars.push({ key: imageVariable(SOCKET_PROXY_SERVICE), example: `${SOCKET_PROXY_IMAGE}:${SOCKET_PROXY_TAG}`, required: false, group: '',
       description: 'Image of the Docker socket proxy (the only container that sees the Docker socket; it passes on just the API parts the services need)' });
     vars.push({ key: memoryVariable(SOCKET_PROXY_SERVICE), example: `${SOCKET_PROXY_MEMORY_MB}m`, required: false, group: '', description: 'Memory limit of the Docker socket proxy' });
@@ -221,35 +223,29 @@ function collectEnv(
   return vars;
 }
 
-function collectDatabases(members: StackMember[], resolution: Resolution): StackDatabase[] {
+/**
+ * Each consumer's own database: what a plugin declares, and for a framework whose skill packs use a
+ * database server, a database of its own there too, with its URL handed to it as <SERVER>_DATABASE_URL.
+ */
+function collectDatabases(members: StackMember[], skillServices: ReadonlySet<string>): StackDatabase[] {
   const out: StackDatabase[] = [];
-  const servers = new Set(members.filter((m) => m.plugin.kind === 'service' && m.plugin.manifest.databaseServer).map((m) => m.plugin.id));
-  const usedBySkills = new Set(resolution.skillPacks.flatMap((p) => [...p.manifest.requiredServices, ...(p.manifest.optionalServices ?? [])]));
+  const servers = members.filter((m) => m.plugin.kind === 'service' && m.plugin.manifest.databaseServer).map((m) => m.plugin.id);
   for (const m of members) {
     const declared = m.plugin.manifest.databases ?? [];
-    if (m.plugin.kind === 'framework') {
-      // a framework whose skills keep records on a database server gets a database of its own there
-      for (const server of [...servers].filter((id) => usedBySkills.has(id))) {
-        const own = declared.find((d) => d.server === server);
-        const name = (own?.name ?? m.plugin.id).replace(/-/g, '_');
-        const password = own ? envKey(m.plugin.id, (m.plugin.manifest.environment ?? []).find((e) => e.name === own.passwordEnv)!) : `${envPrefix(m.plugin.id)}_DB_PASSWORD`;
-        if (!own) out.push({ server, consumer: m.plugin.id, name, user: name, passwordVariable: password, additional: [], extensions: [], urlVariable: `${envPrefix(server)}_DATABASE_URL` });
-        else out.push({ server, consumer: m.plugin.id, name, user: (own.user ?? m.plugin.id).replace(/-/g, '_'), passwordVariable: password, additional: own.additional ?? [], extensions: own.extensions ?? [], urlVariable: `${envPrefix(server)}_DATABASE_URL` });
-      }
-    }
-    for (const db of declared) {
-      if (out.some((d) => d.consumer === m.plugin.id && d.server === db.server)) continue;
-      const own = m.plugin.id.replace(/-/g, '_');
-      const password = (m.plugin.manifest.environment ?? []).find((e) => e.name === db.passwordEnv)!;
+    const forSkills = m.plugin.kind === 'framework' ? servers.filter((id) => skillServices.has(id)) : [];
+    const own = m.plugin.id.replace(/-/g, '_');
+    for (const server of new Set([...declared.map((d) => d.server), ...forSkills])) {
+      const db = declared.find((d) => d.server === server);
+      const password = db ? (m.plugin.manifest.environment ?? []).find((e) => e.name === db.passwordEnv)! : undefined;
       out.push({
-        server: db.server,
+        server,
         consumer: m.plugin.id,
-        name: db.name ?? own,
-        user: db.user ?? own,
-        passwordVariable: envKey(m.plugin.id, password),
-        additional: db.additional ?? [],
-        extensions: db.extensions ?? [],
-        urlVariable: null,
+        name: db?.name ?? own,
+        user: db?.user ?? own,
+        passwordVariable: password ? envKey(m.plugin.id, password) : `${envPrefix(m.plugin.id)}_DB_PASSWORD`,
+        additional: db?.additional ?? [],
+        extensions: db?.extensions ?? [],
+        urlVariable: forSkills.includes(server) ? `${envPrefix(server)}_DATABASE_URL` : null,
       });
     }
   }

@@ -2,16 +2,15 @@
 // installers). This module prepares their one shared context from the stack model.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
+import type { FrameworkPlugin, NativeRecipe, ProxyPlugin } from '../catalogue/types.js';
 import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
 import { isPublicDomain } from './build-model.js';
 import { proxyFilePath, setupServiceName, volumeName } from './compose.js';
 import { dotenvValue, psQuote, shellQuote } from './escape.js';
 import {
-  BIND_VARIABLE, NATIVE_BIND_VARIABLE, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
+  BIND_VARIABLE, imageRef, NATIVE_BIND_VARIABLE, nativeConfigPath, nativeSkillsDir, nativeStateDir, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
 } from './model.js';
-import { bashValue, nativeEnvironment, psValue } from './native-env.js';
-import { nativeSkillsDir } from './plugin-files.js';
+import { bashValue, nativeEnvironment, psValue, type NativeVariable } from './native-env.js';
 import { AUTH_FILE_FORMAT } from './proxy-auth.js';
 
 /** Scripts get mode 0755 in the archive. */
@@ -34,7 +33,9 @@ export class BundleTemplates {
   }
 
   render(model: StackModel): Map<string, string> {
-    const context = bundleContext(model);
+    // each native part's environment, built once and written as PowerShell (install.ps1) and bash (native/<id>.sh)
+    const nativeEnvs = new Map(model.members.filter((m) => m.placement === 'native').map((m) => [m.plugin.id, nativeEnvironment(model, m)]));
+    const context = bundleContext(model, nativeEnvs);
     const out = new Map<string, string>();
     const put = (file: string, template: string, data: object = context) => out.set(file, renderTemplate(this.templates.get(template)!, data));
     put('README.md', 'README.md');
@@ -44,7 +45,7 @@ export class BundleTemplates {
       put('install.sh', 'install.sh');
       put('install.ps1', 'install.ps1');
       for (const member of model.members.filter((m) => m.placement === 'native')) {
-        put(`native/${member.plugin.id}.sh`, 'native.sh', nativeContext(model, member, context));
+        put(`native/${member.plugin.id}.sh`, 'native.sh', nativeContext(model, member, nativeEnvs.get(member.plugin.id)!, context));
       }
     }
     return out;
@@ -53,7 +54,7 @@ export class BundleTemplates {
 
 const ROLE: Record<string, string> = { framework: 'agent framework', service: 'service', proxy: 'reverse proxy' };
 
-function bundleContext(model: StackModel) {
+function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, NativeVariable[]>) {
   const { options, resolution } = model;
   const byId = new Map(model.members.map((m) => [m.plugin.id, m]));
   const groups = new Map<string, { title: string; vars: typeof model.env }>();
@@ -80,7 +81,7 @@ function bundleContext(model: StackModel) {
     members: model.members.map((m) => ({
       id: m.plugin.id,
       role: m.role ? `${m.role} ${ROLE[m.plugin.kind]}` : ROLE[m.plugin.kind],
-      image: m.placement === 'native' ? `installed by native/${m.plugin.id}.sh` : `${m.plugin.manifest.image}:${imageTag(model, m.plugin)}`,
+      image: m.placement === 'native' ? `installed by native/${m.plugin.id}.sh` : imageRef(m.plugin, model.options.gpu),
       placement: m.placement,
       docs: m.plugin.manifest.links.docs,
     })),
@@ -109,13 +110,11 @@ function bundleContext(model: StackModel) {
     // scripts/start.sh writes the basic-auth file from .env before the proxy starts
     proxyAuth: proxy && model.proxyAuth ? {
       file: proxyFilePath(proxy as ProxyPlugin, (proxy as ProxyPlugin).manifest.basicAuth.file),
-      format: (proxy as ProxyPlugin).manifest.basicAuth.format,
       image: (proxy as ProxyPlugin).manifest.basicAuth.hasher.image,
       command: (proxy as ProxyPlugin).manifest.basicAuth.hasher.command,
       userVariable: PROXY_USER_VARIABLE,
       passwordVariable: PROXY_PASSWORD_VARIABLE,
       printf: AUTH_FILE_FORMAT[(proxy as ProxyPlugin).manifest.basicAuth.format],
-      protectedRoutes: model.routes.filter((r) => r.protected).map((r) => r.url),
     } : null,
     frameworks: model.members.filter((m) => m.plugin.kind === 'framework').map((m) => {
       const fw = (m.plugin as FrameworkPlugin).manifest;
@@ -139,11 +138,11 @@ function bundleContext(model: StackModel) {
     natives: model.members.filter((m) => m.placement === 'native').map((m) => {
       const native = (m.plugin.manifest as { native?: NativeRecipe }).native!;
       return {
-        id: m.plugin.id, name: m.plugin.manifest.name, windows: native.windows ?? null, windowsRun: native.windowsRun ?? null, role: m.role ?? null,
+        id: m.plugin.id, name: m.plugin.manifest.name, windows: native.windows ?? null, windowsRun: native.windowsRun ?? null,
         // a CLI (no run command) only installs; a daemon also needs a way to start on Windows
         windowsReady: Boolean(native.windows && (!native.run || native.windowsRun)),
         // the variables the process sees, under the names it reads (as native/<id>.sh gives them)
-        env: nativeEnvironment(model, m).map((v) => ({ name: v.name, value: psValue(v.parts) })),
+        env: nativeEnvs.get(m.plugin.id)!.map((v) => ({ name: v.name, value: psValue(v.parts) })),
       };
     }),
     portMoves: model.portMoves,
@@ -152,8 +151,7 @@ function bundleContext(model: StackModel) {
     unhardened: model.members.filter((m) => m.placement === 'container' && m.plugin.manifest.hardening.unsupported)
       .map((m) => ({ id: m.plugin.id, why: m.plugin.manifest.hardening.unsupported! })),
     rootSockets: model.members.filter((m) => (m.plugin.manifest.hostMounts ?? []).some((h) => /docker\.sock$/.test(h.source))).map((m) => m.plugin.id),
-    socketProxy: model.members.filter((m) => m.placement === 'container' && m.plugin.manifest.dockerApi)
-      .map((m) => ({ id: m.plugin.id, sections: m.plugin.manifest.dockerApi!.sections, write: m.plugin.manifest.dockerApi!.write })),
+    socketProxy: model.dockerApiUsers.map((p) => ({ id: p.id, sections: p.manifest.dockerApi!.sections, write: p.manifest.dockerApi!.write })),
     internet: model.members.filter((m) => m.plugin.manifest.internet).map((m) => ({ id: m.plugin.id, name: m.plugin.manifest.name, what: m.plugin.manifest.internet! })),
     // PRESET_OVERRIDES among them names the fields a preset made the generator ignore
     warnings: resolution.warnings,
@@ -163,23 +161,17 @@ function bundleContext(model: StackModel) {
   };
 }
 
-/** The tag a member runs: the GPU build when the stack asks for a GPU and the plugin has one. */
-function imageTag(model: StackModel, plugin: ContainerPlugin): string {
-  const gpuTag = plugin.kind === 'service' ? (plugin as ServicePlugin).manifest.gpuImageTag : undefined;
-  return model.options.gpu && gpuTag ? gpuTag : plugin.manifest.imageTag;
-}
-
 function lowerFirst(text: string): string {
   return /^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
 }
 
 /** Context of native/<id>.sh: the recipe, and the environment mapped from .env for the host. */
-function nativeContext(model: StackModel, member: StackMember, shared: ReturnType<typeof bundleContext>) {
+function nativeContext(model: StackModel, member: StackMember, env: NativeVariable[], shared: ReturnType<typeof bundleContext>) {
   const plugin = member.plugin;
   const native = (plugin.manifest as { native?: NativeRecipe }).native!;
   const fw = plugin.kind === 'framework' ? (plugin as FrameworkPlugin).manifest : undefined;
   const unit = `stackwright-${model.options.name}-${plugin.id}`;
-  const stateDir = `/var/lib/stackwright/${model.options.name}/${plugin.id}`;
+  const stateDir = nativeStateDir(model.options.name, plugin.id);
   return {
     ...shared,
     plugin: { id: plugin.id, name: plugin.manifest.name, description: plugin.manifest.description },
@@ -188,8 +180,8 @@ function nativeContext(model: StackModel, member: StackMember, shared: ReturnTyp
     install: native.install.trimEnd(),
     run: native.run ?? null,
     // ~ is the service user's home: the state folder
-    config: fw ? { path: fw.config.nativePath.replace(/^~(?=\/)/, stateDir) } : null,
-    skillsDir: fw ? nativeSkillsDir(fw.config.nativePath.replace(/^~(?=\/)/, stateDir)) : null,
-    env: nativeEnvironment(model, member).map((v) => ({ name: v.name, value: bashValue(v.parts) })),
+    config: fw ? { path: nativeConfigPath(model.options.name, plugin as FrameworkPlugin) } : null,
+    skillsDir: fw ? nativeSkillsDir(model.options.name, plugin as FrameworkPlugin) : null,
+    env: env.map((v) => ({ name: v.name, value: bashValue(v.parts) })),
   };
 }

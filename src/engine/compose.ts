@@ -4,11 +4,11 @@ import yaml from 'js-yaml';
 import type { ContainerPlugin, EnvSpec, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { VALUE_REF } from '../catalogue/rules.js';
 import { composeLiteral } from './escape.js';
-import { BIND_VARIABLE, clientVariables, envApplies, envKey, imageVariable, skillTokens, type StackMember, type StackModel } from './model.js';
+import { BIND_VARIABLE, envApplies, envKey, frameworkCredentials, imageRef, imageVariable, type StackMember, type StackModel } from './model.js';
 import type { FragmentCache } from './fragment-cache.js';
 import { serviceUrlVariables } from './addresses.js';
 import { containerPolicy, LOGGING, LOGGING_ANCHOR } from './container-policy.js';
-import { DOCKER_HOST, SOCKET_PROXY_NETWORK, SOCKET_PROXY_SERVICE, socketProxyDefinition, socketProxyUsers } from './socket-proxy.js';
+import { DOCKER_HOST, SOCKET_PROXY_NETWORK, SOCKET_PROXY_SERVICE, socketProxyDefinition } from './socket-proxy.js';
 
 export const NETWORK = 'stack';
 export const COMPOSE_FILE = 'docker-compose.yml';
@@ -68,13 +68,15 @@ export function setupServiceName(serverId: string): string {
 }
 
 /**
- * One-shot containers, one per database server with consumers: after the server is healthy they create
- * each consumer's role and database (idempotently, and again on every `docker compose up`, so a
- * service added later gets its database too). Only they and the server hold the superuser password.
+ * Containers of the stack that are no plugin: the Docker socket proxy (when a plugin uses the Docker API)
+ * and one one-shot setup container per database server with consumers. After the server is healthy a
+ * setup container creates each consumer's role and database (idempotently, and again on every `docker
+ * compose up`, so a service added later gets its database too); only it and the server hold the
+ * superuser password.
  */
 function extraContainers(model: StackModel, logging: unknown): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();
-  const proxy = socketProxyDefinition(socketProxyUsers(model.members.filter((m) => m.placement === 'container').map((m) => m.plugin)), logging, model.options.hardened);
+  const proxy = socketProxyDefinition(model.dockerApiUsers, logging, model.options.hardened);
   if (proxy) out.set(SOCKET_PROXY_SERVICE, proxy);
   const servers = [...new Set(model.databases.map((d) => d.server))];
   for (const serverId of servers) {
@@ -91,19 +93,19 @@ function extraContainers(model: StackModel, logging: unknown): Map<string, Recor
       environment[db.passwordVariable] = `\${${db.passwordVariable}:?${db.passwordVariable} is empty: run scripts/start.sh to generate it}`;
     }
     const file = serviceFilePath(serverId, setup.setup);
-    // the server's own image (the same .env pin), run once with the server's hardening
-    const def: Record<string, unknown> = { image: `\${${imageVariable(serverId)}:-${m.image}:${m.imageTag}}` };
+    const target = `/setup/${file.split('/').pop()}`;
+    // the server's own image (the same .env pin), run once with the server's hardening and a small limit
+    const def: Record<string, unknown> = { image: `\${${imageVariable(serverId)}:-${imageRef(server, false)}}` };
     if (model.options.platform) def.platform = model.options.platform;
     Object.assign(def, {
       restart: 'no',
-      command: ['sh', `/setup/${file.split('/').pop()}`],
+      command: ['sh', target],
       environment,
-      volumes: [`./${file}:/setup/${file.split('/').pop()}:ro`],
+      volumes: [`./${file}:${target}:ro`],
       depends_on: { [serverId]: { condition: 'service_healthy' } },
-      ...containerPolicy(serverId, { ...m, memoryLimitMB: 128, pidsLimit: 256, stop: undefined }, { hardened: model.options.hardened, logging }),
+      ...containerPolicy(serverId, { ...m, pidsLimit: 256, stop: undefined }, { hardened: model.options.hardened, logging, memory: '128m' }),
       networks: [NETWORK],
     });
-    def.mem_limit = '128m';
     out.set(setupServiceName(serverId), def);
   }
   return out;
@@ -124,7 +126,7 @@ function topLevel(model: StackModel): Record<string, unknown> {
   }
   const networks: Record<string, unknown> = { [NETWORK]: { driver: 'bridge' } };
   // the Docker API is reachable only on this network, which has no way out and no published port
-  if (socketProxyUsers(model.members.filter((m) => m.placement === 'container').map((m) => m.plugin)).length) {
+  if (model.dockerApiUsers.length) {
     networks[SOCKET_PROXY_NETWORK] = { driver: 'bridge', internal: true };
   }
   return { networks, ...(Object.keys(volumes).length ? { volumes } : {}) };
@@ -155,8 +157,8 @@ interface FragmentInput {
   platform?: string;
   gpu: boolean;
   hardened: boolean;
-  /** the GPU build's tag, when it differs */
-  gpuTag?: string;
+  /** image:tag the plugin runs here (its GPU build when the stack asks for a GPU) */
+  image: string;
   bareMetal: boolean;
   /** members running natively (reached through the host gateway) */
   nativeIds: string[];
@@ -175,11 +177,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     // holds the client credentials of those its skill packs call (DECISIONS "Secrets")
     const services = model.members.filter((m) => m.plugin.kind === 'service');
     deps = [...new Set([...deps, ...services.map((m) => m.plugin.id)])];
-    const used = new Set(model.resolution.skillPacks.flatMap((p) => [...p.manifest.requiredServices, ...(p.manifest.optionalServices ?? [])]));
-    extraSecrets = [
-      ...services.filter((m) => used.has(m.plugin.id)).flatMap((m) => clientVariables(m.plugin)),
-      ...skillTokens(model).map((t) => ({ key: t.name, secret: false })),
-    ];
+    extraSecrets = frameworkCredentials(model);
     serviceUrls = serviceUrlVariables(model, 'container');
   } else if (plugin.kind === 'proxy') {
     deps = [...new Set(model.routes.map((r) => r.service))];
@@ -212,7 +210,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     platform: model.options.platform,
     gpu: model.options.gpu && gpuCapable,
     hardened: model.options.hardened,
-    gpuTag: model.options.gpu && gpuCapable ? (plugin as ServicePlugin).manifest.gpuImageTag : undefined,
+    image: imageRef(plugin, model.options.gpu),
     bareMetal: model.options.deployment === 'bare-metal',
     nativeIds,
   };
@@ -235,7 +233,7 @@ function containerView(nativeIds: readonly string[], urls: readonly [string, str
 function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugins: PluginLookup, logging: unknown): Record<string, unknown> {
   const m = plugin.manifest;
   // the pin lives in .env (<ID>_IMAGE), so one service can move forward or back without editing this file
-  const def: Record<string, unknown> = { image: `\${${imageVariable(plugin.id)}:-${m.image}:${input.gpuTag ?? m.imageTag}}` };
+  const def: Record<string, unknown> = { image: `\${${imageVariable(plugin.id)}:-${input.image}}` };
   if (input.platform) def.platform = input.platform;
   def.restart = 'unless-stopped';
   if (m.entrypoint !== undefined) def.entrypoint = Array.isArray(m.entrypoint) ? m.entrypoint.map(composeLiteral) : composeLiteral(m.entrypoint);

@@ -18,6 +18,8 @@ export interface PolicyInput {
   hardened: boolean;
   /** the compose value of `logging`: the block itself, or a marker the text renderer turns into an alias */
   logging: unknown;
+  /** a fixed memory limit instead of the plugin's (.env-overridable) one: for helper containers */
+  memory?: string;
 }
 
 /** The policy keys of one container, in compose order. */
@@ -28,7 +30,7 @@ export function containerPolicy(pluginId: string, m: ContainerManifest, input: P
     if (m.hardening.capAdd?.length) out.cap_add = [...m.hardening.capAdd].sort();
     out.security_opt = ['no-new-privileges:true'];
   }
-  out.mem_limit = `\${${memoryVariable(pluginId)}:-${m.memoryLimitMB}m}`;
+  out.mem_limit = input.memory ?? `\${${memoryVariable(pluginId)}:-${m.memoryLimitMB}m}`;
   out.pids_limit = m.pidsLimit ?? DEFAULT_PIDS_LIMIT;
   out.logging = input.logging;
   if (m.stop) {

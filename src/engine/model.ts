@@ -1,6 +1,6 @@
 // The stack model: everything the file builders need, computed once per request from the resolution.
 // Builders (compose, env file, proxy, scripts, README) only read it.
-import type { ContainerPlugin, EnvSpec } from '../catalogue/types.js';
+import type { ContainerPlugin, EnvSpec, FrameworkPlugin } from '../catalogue/types.js';
 import type { Resolution } from './resolve.js';
 import { envPrefix } from './escape.js';
 
@@ -98,6 +98,10 @@ export interface StackModel {
   /** some route is behind the proxy's basic auth */
   proxyAuth: boolean;
   databases: StackDatabase[];
+  /** services the stack's skill packs call (required or optional): frameworks get their credentials */
+  skillServices: ReadonlySet<string>;
+  /** container members that reach the Docker API through the socket proxy */
+  dockerApiUsers: readonly ContainerPlugin[];
 }
 
 /** The .env key a plugin's variable is stored under. */
@@ -149,6 +153,41 @@ export const NATIVE_BIND_VARIABLE = 'STACK_NATIVE_BIND';
 /** Whether a variable is emitted in this stack (ifPresent names a plugin that must be in it). */
 export function envApplies(spec: EnvSpec, plugins: ReadonlyMap<string, ContainerPlugin>): boolean {
   return spec.ifPresent === undefined || plugins.has(spec.ifPresent);
+}
+
+/** A native part's home and the only place it may write (the unit's HOME and ReadWritePaths). */
+export function nativeStateDir(stackName: string, pluginId: string): string {
+  return `/var/lib/stackwright/${stackName}/${pluginId}`;
+}
+
+/** Where a native framework's reference config goes: its nativePath, with ~ as its state folder. */
+export function nativeConfigPath(stackName: string, framework: FrameworkPlugin): string {
+  return framework.manifest.config.nativePath.replace(/^~(?=\/)/, nativeStateDir(stackName, framework.id));
+}
+
+/** Native installs keep skills beside their config file. */
+export function nativeSkillsDir(stackName: string, framework: FrameworkPlugin): string {
+  return `${nativeConfigPath(stackName, framework).replace(/\/[^/]*$/, '')}/skills`;
+}
+
+/** The image a member runs: its GPU build when the stack asks for a GPU and the plugin has one. */
+export function imageRef(plugin: ContainerPlugin, gpu: boolean): string {
+  const m = plugin.manifest;
+  const gpuTag = plugin.kind === 'service' && gpu && (plugin.manifest.gpu === 'optional' || plugin.manifest.gpu === 'required')
+    ? plugin.manifest.gpuImageTag : undefined;
+  return `${m.image}:${gpuTag ?? m.imageTag}`;
+}
+
+/**
+ * What a framework receives besides its own variables, wherever it runs (DECISIONS "Secrets"): the
+ * client credentials of the services its skill packs call, and the tokens those packs ask the user for.
+ * `secret` tells a generated secret (always there) from a value the user may still leave empty.
+ */
+export function frameworkCredentials(model: StackModel): { key: string; secret: boolean }[] {
+  const credentials = model.members
+    .filter((m) => m.plugin.kind === 'service' && model.skillServices.has(m.plugin.id))
+    .flatMap((m) => clientVariables(m.plugin));
+  return [...credentials, ...skillTokens(model).map((t) => ({ key: t.name, secret: false }))];
 }
 
 /** Tokens the stack's skill packs ask the user for, of services in the stack (each once). */

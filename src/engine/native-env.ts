@@ -2,9 +2,10 @@
 // for native/<id>.sh (Linux, macOS) and as PowerShell for install.ps1 (Windows). Values are parts:
 // fixed text, or a .env variable read at install time (with the default the generator knows).
 import { addressOf } from './addresses.js';
+import type { ServicePlugin } from '../catalogue/types.js';
 import { databaseUrl, substituteRefs, type ValueView } from './compose.js';
 import { psQuote, shellQuote } from './escape.js';
-import { clientKeys, envApplies, envKey, skillTokens, NATIVE_BIND_VARIABLE, urlVariable, type StackMember, type StackModel } from './model.js';
+import { envApplies, envKey, frameworkCredentials, NATIVE_BIND_VARIABLE, urlVariable, type StackMember, type StackModel } from './model.js';
 
 export type ValuePart = { text: string } | { variable: string; fallback?: string };
 export interface NativeVariable { name: string; parts: ValuePart[] }
@@ -57,13 +58,14 @@ export function nativeEnvironment(model: StackModel, member: StackMember): Nativ
     };
     for (const m of model.members) {
       if (m.plugin.kind !== 'service') continue;
-      const main = mainPort(m);
-      const p = main === undefined ? undefined : published.get(`${m.plugin.id}:${main}`);
-      if (p) add(urlVariable(m.plugin.id), [{ text: 'http://127.0.0.1:' }, { variable: p.variable, fallback: String(p.host) }]);
-      else if (addressOf(model, m, 'native').url) add(urlVariable(m.plugin.id), [{ text: addressOf(model, m, 'native').url! }]);
+      const address = addressOf(model, m, 'native');
+      if (!address.url) continue;
+      // a published port is read from .env at install time, since the user may have moved it
+      const p = published.get(`${m.plugin.id}:${address.mainPort}`);
+      add(urlVariable(m.plugin.id), p ? [{ text: 'http://127.0.0.1:' }, { variable: p.variable, fallback: String(p.host) }] : [{ text: address.url }]);
     }
     for (const db of model.databases.filter((d) => d.consumer === plugin.id && d.urlVariable)) {
-      const server = (model.plugins.get(db.server)!.manifest as { databaseServer?: { port: number } }).databaseServer!;
+      const server = (model.plugins.get(db.server) as ServicePlugin).manifest.databaseServer!;
       const p = published.get(`${db.server}:${server.port}`);
       const url = databaseUrl(model, db, {
         host: '127.0.0.1',
@@ -73,21 +75,12 @@ export function nativeEnvironment(model: StackModel, member: StackMember): Nativ
       });
       add(db.urlVariable!, toParts(url));
     }
-    const used = new Set(model.resolution.skillPacks.flatMap((p) => [...p.manifest.requiredServices, ...(p.manifest.optionalServices ?? [])]));
-    for (const m of model.members.filter((x) => x.plugin.kind === 'service' && used.has(x.plugin.id))) {
-      for (const key of clientKeys(m.plugin)) add(key, [{ variable: key }]);
-    }
-    for (const t of skillTokens(model)) add(t.name, [{ variable: t.name }]);
+    for (const { key } of frameworkCredentials(model)) add(key, [{ variable: key }]);
   }
   env.push({ name: NATIVE_BIND_VARIABLE, parts: [{ variable: NATIVE_BIND_VARIABLE, fallback: '127.0.0.1' }] });
   return env;
 }
 
-/** The container port a service is mainly reached on: its first web port, else its first published one. */
-function mainPort(member: StackMember): number | undefined {
-  const ports = member.plugin.manifest.ports ?? [];
-  return (ports.find((p) => p.web && p.host !== undefined) ?? ports.find((p) => p.host !== undefined))?.container;
-}
 
 /** A bash word: fixed text quoted, .env values read with lib.sh's env_value. */
 export function bashValue(parts: ValuePart[]): string {

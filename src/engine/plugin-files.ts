@@ -5,7 +5,7 @@ import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTem
 import { addressOf, type Viewer } from './addresses.js';
 import { frameworkConfigPath, proxyFilePath, serviceFilePath } from './compose.js';
 import { configString, yamlScalar } from './escape.js';
-import { clientKeys, type StackMember, type StackModel } from './model.js';
+import { clientKeys, nativeSkillsDir, type StackMember, type StackModel } from './model.js';
 import { lockedAuthFile } from './proxy-auth.js';
 import type { FragmentCache } from './fragment-cache.js';
 
@@ -67,16 +67,16 @@ function pluginContext(shared: ReturnType<typeof sharedContext>, model: StackMod
     skills: model.resolution.skillPacks.map((p) => ({
       id: p.id,
       name: p.manifest.name,
-      dir: skillDir(member, p.id),
+      dir: skillDir(model, member, p.id),
       skills: p.skills.map((s) => ({ id: s.id, name: s.name, description: s.description })),
     })),
   };
 }
 
-function skillDir(member: StackMember, packId: string): string {
+function skillDir(model: StackModel, member: StackMember, packId: string): string {
   if (member.plugin.kind !== 'framework') return `skills/${packId}`;
-  const fw = (member.plugin as FrameworkPlugin).manifest;
-  return member.placement === 'native' ? `${nativeSkillsDir(fw.config.nativePath)}/${packId}` : `${fw.skillsTarget}/${packId}`;
+  const fw = member.plugin as FrameworkPlugin;
+  return member.placement === 'native' ? `${nativeSkillsDir(model.options.name, fw)}/${packId}` : `${fw.manifest.skillsTarget}/${packId}`;
 }
 
 function skillsReadme(model: StackModel): string {
@@ -84,11 +84,6 @@ function skillsReadme(model: StackModel): string {
   return ['# Skills', '', 'Skill packs of this stack, one folder per skill with its SKILL.md. The framework reads this folder',
     '(mounted read-only in its container); add your own skill folders here and restart the framework.', '',
     ...(packs.length ? packs : ['No skill pack was selected.']), ''].join('\n');
-}
-
-/** Native installs keep skills beside their config file. */
-export function nativeSkillsDir(nativeConfigPath: string): string {
-  return `${nativeConfigPath.replace(/\/[^/]*$/, '')}/skills`;
 }
 
 /** Everything of a stack a template context is built from, as one string. */

@@ -16,10 +16,6 @@ export const SOCKET_PROXY_TAG = 'v0.4.1';
 export const DOCKER_HOST = `tcp://${SOCKET_PROXY_SERVICE}:2375`;
 export const SOCKET_PROXY_MEMORY_MB = 64;
 
-export function socketProxyUsers(plugins: readonly ContainerPlugin[]): ContainerPlugin[] {
-  return plugins.filter((p) => p.manifest.dockerApi);
-}
-
 /** The proxy's compose definition for the union of what its users need, or undefined without users. */
 export function socketProxyDefinition(users: readonly ContainerPlugin[], logging: unknown, hardened: boolean): Record<string, unknown> | undefined {
   if (!users.length) return undefined;
