@@ -30,6 +30,12 @@ describe('plugin rules', () => {
     }
   });
 
+  test('a service must say where its facts come from and when they were checked', () => {
+    const list = problems({ [ALPHA]: service('alpha').replace(/, source: "[^"]+"/, '').replace('checked: 2026-11-23\n', 'checked: 23/11/2026\n') });
+    expectProblem(list, ALPHA, '/links', 'schema', /source/);
+    expectProblem(list, ALPHA, '/checked', 'schema', /date/);
+  });
+
   test('a web port without an auth model is refused', () => {
     const list = problems({ [ALPHA]: service('alpha', 'ports:\n  - { container: 80, host: 8080, web: true, description: UI }\n') });
     expectProblem(list, ALPHA, '/ports/0', 'port.auth', /declares no auth: own .* none or first-visitor/);

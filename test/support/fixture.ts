@@ -37,7 +37,8 @@ export function service(id: string, extra = ''): string {
 description: A service for loader tests.
 category: database
 maturity: stable
-links: { docs: "https://example.org/${id}" }
+links: { docs: "https://example.org/${id}", source: "https://example.org/${id}/src" }
+checked: 2026-11-23
 image: example/${id}
 imageTag: "1.2.3"
 platforms: [linux/amd64]
