@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isToken68 } from './http/auth.js';
+import { parseTrustedProxy } from './http/client-address.js';
 import { fileURLToPath } from 'node:url';
 
 /** The folder holding package.json: the same whether this runs from src/ (tsx) or dist/ (compiled). */
@@ -43,6 +44,10 @@ export interface Config {
   /** the start-up snapshot of the checked catalogue ('' turns it off) */
   catalogueCacheFile: string;
   logRequests: boolean;
+  /** reload the catalogue when plugins/ or catalogue/ change (SIGHUP reloads either way) */
+  watchCatalogue: boolean;
+  /** quiet time after the last change before a reload */
+  reloadDebounceMs: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -53,17 +58,29 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
     return n;
   };
+  const flag = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (['1', 'true', 'on', 'yes'].includes(raw)) return true;
+    if (['0', 'false', 'off', 'no'].includes(raw)) return false;
+    throw new Error(`${name} must be 1 or 0 (true/false, on/off; got "${raw}")`);
+  };
   const list = (name: string) => (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const dir = (name: string, fallback: string) => path.resolve(env[name] || path.join(REPO_ROOT, fallback));
   const apiKeys = list('STACK_API_KEY');
   if (apiKeys.some((k) => !isToken68(k))) {
     throw new Error('STACK_API_KEY holds a key a Bearer token cannot carry: keys may hold letters, digits, - . _ ~ + / and trailing = (RFC 9110 token68)');
   }
+  const trustProxy = list('STACK_TRUST_PROXY');
+  const badProxy = trustProxy.find((entry) => !parseTrustedProxy(entry));
+  if (badProxy !== undefined) {
+    throw new Error(`STACK_TRUST_PROXY holds "${badProxy}", which is neither an IP address nor a CIDR range (examples: 10.0.0.2, 172.16.0.0/12, fd00::/8)`);
+  }
   return {
     host: env.HOST || '127.0.0.1',
     port: int('PORT', 8080, 0, 65535),
     apiKeys,
-    trustProxy: list('STACK_TRUST_PROXY'),
+    trustProxy,
     pluginsDir: dir('STACK_PLUGINS_DIR', 'plugins'),
     catalogueDir: dir('STACK_CATALOGUE_DIR', 'catalogue'),
     templatesDir: dir('STACK_TEMPLATES_DIR', 'templates'),
@@ -84,5 +101,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnections: int('STACK_MAX_CONNECTIONS', 1000, 1, 1e6),
     maxConnectionsPerAddress: int('STACK_MAX_CONNECTIONS_PER_ADDRESS', 100, 1, 1e6),
     generateQueue: int('STACK_GENERATE_QUEUE', 200, 0, 1e6),
+    watchCatalogue: flag('STACK_WATCH_CATALOGUE', true),
+    reloadDebounceMs: int('STACK_RELOAD_DEBOUNCE_MS', 300, 0, 60_000),
   };
 }

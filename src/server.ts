@@ -3,7 +3,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import FindMyWay from 'find-my-way';
 import type { Config } from './config.js';
-import type { Catalogue } from './catalogue/types.js';
 import { ApiError } from './errors.js';
 import { ApiKeys } from './http/auth.js';
 import { ClientAborted, readJsonBody } from './http/body.js';
@@ -15,15 +14,17 @@ import { catalogueRoutes } from './routes/catalogue-routes.js';
 import { writeRoutes } from './routes/write-routes.js';
 import { openApiRoute } from './routes/openapi.js';
 import type { Route } from './routes/types.js';
-import type { Generator } from './engine/generate.js';
+import type { EngineSnapshot, LiveEngine } from './engine/live-engine.js';
 import { WorkQueue } from './http/work-queue.js';
+import { probeReply } from './http/probes.js';
+import { TrustedProxies } from './http/client-address.js';
 
 export interface AppDeps {
   config: Config;
-  catalogue: Catalogue;
+  /** the catalogue and generator in force; a hot reload swaps them between requests */
+  engine: LiveEngine;
   keys: ApiKeys;
   rateLimiter: RateLimiter;
-  generator: Generator;
   version: string;
   startedAt: number;
 }
@@ -45,30 +46,59 @@ export interface AppServer extends http.Server {
 }
 
 export function createServer(deps: AppDeps): AppServer {
-  const { config, catalogue, keys, rateLimiter } = deps;
-  const health = () => ({
-    status: 'ok',
-    version: deps.version,
-    uptime: Math.floor((Date.now() - deps.startedAt) / 1000),
-    services: catalogue.services.size,
-    skillPacks: catalogue.skillPacks.size,
-    presets: catalogue.presets.size,
-  });
+  const { config, engine, keys, rateLimiter } = deps;
+  const health = (snapshot: EngineSnapshot) => {
+    const { catalogue, loadedAt } = snapshot;
+    const failure = engine.lastReloadError;
+    return {
+      status: 'ok',
+      version: deps.version,
+      uptime: Math.floor((Date.now() - deps.startedAt) / 1000),
+      services: catalogue.services.size,
+      skillPacks: catalogue.skillPacks.size,
+      presets: catalogue.presets.size,
+      catalogue: {
+        revision: catalogue.revision,
+        loadedAt: loadedAt.toISOString(),
+        lastReloadError: failure ? { at: failure.at.toISOString(), count: failure.count, problems: failure.problems } : null,
+      },
+    };
+  };
   const generations = new WorkQueue(2, config.generateQueue);
-  const apiRoutes: Route[] = [...catalogueRoutes(catalogue, health), ...writeRoutes({ generator: deps.generator, generations })];
-  const routes = [...apiRoutes, openApiRoute(apiRoutes, deps.version)];
+  // the routes of one catalogue snapshot, built when it first serves a request
+  const tables = new WeakMap<EngineSnapshot, Map<string, Route>>();
+  const routesOf = (snapshot: EngineSnapshot): Map<string, Route> => {
+    let table = tables.get(snapshot);
+    if (!table) {
+      const apiRoutes: Route[] = [...catalogueRoutes(snapshot.catalogue, () => health(snapshot)), ...writeRoutes({ generator: snapshot.generator, generations })];
+      const routes = [...apiRoutes, openApiRoute(apiRoutes, deps.version)];
+      table = new Map(routes.map((r) => [`${r.method} ${r.path}`, r]));
+      tables.set(snapshot, table);
+    }
+    return table;
+  };
+  // the paths are the same for every snapshot: the router is built once and stores the route's key
   const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 });
-  for (const route of routes) {
-    router.on(route.method, route.path, () => undefined, route);
+  const initialRoutes = [...routesOf(engine.current).values()];
+  for (const route of initialRoutes) {
+    router.on(route.method, route.path, () => undefined, `${route.method} ${route.path}`);
   }
-  const allMethods = [...new Set(routes.map((r) => r.method))];
-  const trusted = new Set(config.trustProxy);
+  const allMethods = [...new Set(initialRoutes.map((r) => r.method))];
+  const trusted = new TrustedProxies(config.trustProxy);
+  let draining = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestUrl(req);
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+    // probes answer before limits and keys: an orchestrator must never be rate-limited into a restart
+    const probe = probeReply(url.pathname, method, { draining });
+    if (probe) {
+      req.resume();
+      sendData(res, probe.data, probe.status);
+      return;
+    }
     const found = router.find(method as 'GET', url.pathname);
-    const route = found?.store as Route | undefined;
+    const route = found ? routesOf(engine.current).get(found.store as string) : undefined;
 
     const key = keys.check(req);
     const identity = key.keyId ? `key:${key.keyId}` : `ip:${clientAddress(req, trusted)}`;
@@ -107,7 +137,6 @@ export function createServer(deps: AppDeps): AppServer {
     }
   }
 
-  let draining = false;
   let inFlight = 0;
   let idleResolve: (() => void) | undefined;
   // sockets not yet reaped are checked every second, so a connection that never sends its request line

@@ -1,8 +1,42 @@
 // Who is calling, for per-address rate limits. X-Forwarded-For is believed only from proxies the operator
-// named in STACK_TRUST_PROXY; otherwise anyone could pick their own bucket.
+// named in STACK_TRUST_PROXY (addresses and CIDR ranges); otherwise anyone could pick their own bucket.
 import type { IncomingMessage } from 'node:http';
+import net from 'node:net';
 
-export function clientAddress(req: IncomingMessage, trustedProxies: ReadonlySet<string>): string {
+/** The addresses and ranges of STACK_TRUST_PROXY, parsed once (parseTrustedProxy checks each at start). */
+export class TrustedProxies {
+  private readonly list = new net.BlockList();
+  readonly empty: boolean;
+
+  constructor(entries: readonly string[]) {
+    for (const entry of entries) {
+      const parsed = parseTrustedProxy(entry);
+      if (!parsed) throw new Error(`not an address or CIDR range: "${entry}"`);
+      if (parsed.prefix === undefined) this.list.addAddress(parsed.address, parsed.family);
+      else this.list.addSubnet(parsed.address, parsed.prefix, parsed.family);
+    }
+    this.empty = entries.length === 0;
+  }
+
+  has(address: string): boolean {
+    if (this.empty) return false;
+    const family = net.isIP(address);
+    return family !== 0 && this.list.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  }
+}
+
+/** `10.0.0.1`, `::1`, `172.16.0.0/12` or `fd00::/8`, or null when the text is none of these. */
+export function parseTrustedProxy(entry: string): { address: string; family: 'ipv4' | 'ipv6'; prefix?: number } | null {
+  const [address, prefixText, extra] = entry.split('/');
+  const version = net.isIP(address);
+  if (version === 0 || extra !== undefined) return null;
+  const family = version === 6 ? 'ipv6' : 'ipv4';
+  if (prefixText === undefined) return { address, family };
+  if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > (version === 6 ? 128 : 32)) return null;
+  return { address, family, prefix: Number(prefixText) };
+}
+
+export function clientAddress(req: IncomingMessage, trustedProxies: TrustedProxies): string {
   const peer = normalise(req.socket.remoteAddress ?? 'unknown');
   if (!trustedProxies.has(peer)) return peer;
   const forwarded = req.headers['x-forwarded-for'];

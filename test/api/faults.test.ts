@@ -1,32 +1,15 @@
 // The server at the edges (issue 10, review server-under-faults): a real server process, real sockets
 // and real signals; counts and orderings only, no timing assertions.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { REPO_ROOT } from '../../src/config.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { spawnServer as spawnProcess } from '../support/process.js';
 
 const KEY = 'fault-key';
 
-/** The server as `npm start` runs it, on a free port; resolves with the port once it listens. */
-function spawnServer(env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')], {
-    env: { ...process.env, PORT: '0', STACK_API_KEY: KEY, STACK_RATE_LIMIT_READ: '100000', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (m) resolve({ child, port: Number(m[1]), output: () => output });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
-  });
+function spawnServer(env: Record<string, string> = {}) {
+  return spawnProcess({ STACK_API_KEY: KEY, ...env });
 }
 
 /** Sends raw bytes on a new connection and collects everything the server answers until it closes. */

@@ -13,7 +13,10 @@ describe('GET /api/v1/health', () => {
   test('reports ok, the version, whole-second uptime and the catalogue counts', async () => {
     const data = await okData(await server.get('/api/v1/health'));
     const catalogue = shippedCatalogue();
-    assert.deepEqual(Object.keys(data).sort(), ['presets', 'services', 'skillPacks', 'status', 'uptime', 'version']);
+    assert.deepEqual(Object.keys(data).sort(), ['catalogue', 'presets', 'services', 'skillPacks', 'status', 'uptime', 'version']);
+    assert.equal(data.catalogue.revision, catalogue.revision);
+    assert.ok(!Number.isNaN(Date.parse(data.catalogue.loadedAt)));
+    assert.equal(data.catalogue.lastReloadError, null);
     assert.equal(data.status, 'ok');
     assert.match(data.version, /^\d+\.\d+\.\d+$/);
     assert.ok(Number.isInteger(data.uptime) && data.uptime >= 0);

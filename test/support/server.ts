@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { readConfig, type Config } from '../../src/config.js';
 import { loadCatalogueOrThrow } from '../../src/catalogue/load.js';
 import type { Catalogue } from '../../src/catalogue/types.js';
-import { Generator } from '../../src/engine/generate.js';
+import { LiveEngine } from '../../src/engine/live-engine.js';
 import { ApiKeys } from '../../src/http/auth.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../../src/http/rate-limit.js';
 import { createServer } from '../../src/server.js';
@@ -34,8 +34,8 @@ export async function startServer(env: Record<string, string> = {}, store?: Rate
   const catalogue = shippedCatalogue();
   const rateLimiter = new RateLimiter(config.rateLimits, store ?? new MemoryRateLimitStore());
   const server = createServer({
-    config, catalogue, keys: new ApiKeys([KEY, SECOND_KEY]), rateLimiter,
-    generator: new Generator(catalogue, config.templatesDir, config.renderCacheSize), version: '9.8.7', startedAt: Date.now(),
+    config, keys: new ApiKeys([KEY, SECOND_KEY]), rateLimiter,
+    engine: new LiveEngine(catalogue, config), version: '9.8.7', startedAt: Date.now(),
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
