@@ -17,6 +17,7 @@ import { openApiRoute } from './routes/openapi.js';
 import type { Route } from './routes/types.js';
 import type { Generator } from './engine/generate.js';
 import { WorkQueue } from './http/work-queue.js';
+import { MCP_PATH, mcpHandler } from './mcp/http.js';
 
 export interface AppDeps {
   config: Config;
@@ -63,9 +64,12 @@ export function createServer(deps: AppDeps): AppServer {
   }
   const allMethods = [...new Set(routes.map((r) => r.method))];
   const trusted = new Set(config.trustProxy);
+  // the other doors onto the same engine: MCP (src/mcp) and the web page (src/web)
+  const mcp = mcpHandler(deps, generations);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestUrl(req);
+    if (url.pathname === MCP_PATH) return mcp(req, res);
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     const found = router.find(method as 'GET', url.pathname);
     const route = found?.store as Route | undefined;
