@@ -18,6 +18,7 @@ import type { Route } from './routes/types.js';
 import type { Generator } from './engine/generate.js';
 import { WorkQueue } from './http/work-queue.js';
 import { MCP_PATH, mcpHandler } from './mcp/http.js';
+import { webPage } from './web/page.js';
 
 export interface AppDeps {
   config: Config;
@@ -66,10 +67,12 @@ export function createServer(deps: AppDeps): AppServer {
   const trusted = new Set(config.trustProxy);
   // the other doors onto the same engine: MCP (src/mcp) and the web page (src/web)
   const mcp = mcpHandler(deps, generations);
+  const web = webPage(deps);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestUrl(req);
     if (url.pathname === MCP_PATH) return mcp(req, res);
+    if (web.serves(url.pathname)) return web.handle(req, res, url.pathname);
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     const found = router.find(method as 'GET', url.pathname);
     const route = found?.store as Route | undefined;
