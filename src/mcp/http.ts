@@ -64,6 +64,7 @@ export function mcpHandler(deps: AppDeps, generations: WorkQueue): (req: Incomin
       await take(message?.method === 'tools/call' ? toolBucket(message.params?.name) : 'read', identity, res);
     }
 
+    res.setHeader('Cache-Control', 'no-store');
     const server = createMcpServer(engine);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
