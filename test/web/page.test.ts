@@ -34,10 +34,12 @@ async function launch(): Promise<Browser> {
 }
 
 let server: TestServer;
-let browser: Browser;
+let browser: Browser | undefined;
+let launchError: Error | undefined;
 before(async () => {
   server = await startServer();
-  browser = await launch();
+  // a missing browser fails every browser test with the way to install it (never a skip)
+  browser = await launch().catch((e: Error) => { launchError = e; return undefined; });
 });
 after(async () => {
   await browser?.close();
@@ -46,6 +48,7 @@ after(async () => {
 
 /** A new page on the server, with every console error and page error collected. */
 async function open(url: string, viewport = { width: 1280, height: 900 }): Promise<{ page: Page; problems: string[] }> {
+  if (!browser) throw launchError ?? new Error('Chromium did not start');
   const context = await browser.newContext({ viewport, acceptDownloads: true });
   const page = await context.newPage();
   const problems: string[] = [];
