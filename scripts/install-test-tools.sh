@@ -2,7 +2,8 @@
 # Installs the real tools the test suite checks generated bundles with, idempotently:
 #   Debian: docker-compose (validates compose files without a daemon), caddy, nginx-light, shellcheck,
 #           redis-server (shared rate limits), util-linux (unshare, for nginx -t in a private namespace),
-#           postgresql (the generated database setup script runs against a real server)
+#           postgresql (the generated database setup script runs against a real server),
+#           chromium (test/web drives the page in it through playwright-core; no browser download)
 #   npm, into $VALIDATORS_PREFIX (default /tmp/validators): dclint, yaml, js-yaml, dotenv-linter,
 #           typescript + the SchemaStore Traefik types, web-tree-sitter + tree-sitter-powershell
 # It delegates to the team's shared validator installer (../shared/validators), which the tests
@@ -21,4 +22,9 @@ $SUDO env VALIDATORS_PREFIX="${VALIDATORS_PREFIX:-/tmp/validators}" bash "$valid
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   $SUDO apt-get update -qq >/dev/null
   $SUDO apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+fi
+# Chromium: the web page tests (test/web) launch Debian's /usr/bin/chromium with playwright-core
+if ! command -v chromium >/dev/null 2>&1; then
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq chromium >/dev/null
 fi

@@ -6,7 +6,6 @@ import type { Config } from './config.js';
 import { ApiError } from './errors.js';
 import { ApiKeys } from './http/auth.js';
 import { ClientAborted, readJsonBody } from './http/body.js';
-import { clientAddress } from './http/client-address.js';
 import { guardConnections } from './http/connections.js';
 import { sendCacheableEnvelope, sendData, sendEnvelope, sendError } from './http/envelope.js';
 import type { RateLimiter } from './http/rate-limit.js';
@@ -17,7 +16,9 @@ import type { Route } from './routes/types.js';
 import type { EngineSnapshot, LiveEngine } from './engine/live-engine.js';
 import { WorkQueue } from './http/work-queue.js';
 import { probeReply } from './http/probes.js';
-import { TrustedProxies } from './http/client-address.js';
+import { callerIdentity, TrustedProxies } from './http/client-address.js';
+import { MCP_PATH, mcpHandler } from './mcp/http.js';
+import { webPage } from './web/page.js';
 
 export interface AppDeps {
   config: Config;
@@ -86,9 +87,14 @@ export function createServer(deps: AppDeps): AppServer {
   const allMethods = [...new Set(initialRoutes.map((r) => r.method))];
   const trusted = new TrustedProxies(config.trustProxy);
   let draining = false;
+  // the other doors onto the same engine: MCP (src/mcp) and the web page (src/web)
+  const mcp = mcpHandler(deps, generations);
+  const web = webPage(deps);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestUrl(req);
+    if (url.pathname === MCP_PATH) return mcp(req, res);
+    if (web.serves(url.pathname)) return web.handle(req, res, url.pathname);
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     // probes answer before limits and keys: an orchestrator must never be rate-limited into a restart
     const probe = probeReply(url.pathname, method, { draining });
@@ -101,7 +107,7 @@ export function createServer(deps: AppDeps): AppServer {
     const route = found ? routesOf(engine.current).get(found.store as string) : undefined;
 
     const key = keys.check(req);
-    const identity = key.keyId ? `key:${key.keyId}` : `ip:${clientAddress(req, trusted)}`;
+    const identity = callerIdentity(req, key.keyId, trusted);
     const bucket = route?.bucket ?? (method === 'GET' ? 'read' : 'write');
     const limit = await rateLimiter.take(bucket, identity);
     for (const [name, value] of Object.entries(limit.headers)) res.setHeader(name, value);

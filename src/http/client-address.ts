@@ -50,3 +50,8 @@ export function clientAddress(req: IncomingMessage, trustedProxies: TrustedProxi
 function normalise(address: string): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
+
+/** The rate-limit identity of a caller: its API key when it sent a valid one, else its address. */
+export function callerIdentity(req: IncomingMessage, keyId: string | undefined, trustedProxies: TrustedProxies): string {
+  return keyId ? `key:${keyId}` : `ip:${clientAddress(req, trustedProxies)}`;
+}

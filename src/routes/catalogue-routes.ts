@@ -40,25 +40,13 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
         if (!SERVICE_FILTERS.includes(key)) errors.push(`unknown query parameter "${key}": the filters are ${SERVICE_FILTERS.join(', ')}`);
         else if (query.getAll(key).length > 1) errors.push(`query parameter "${key}" is given more than once`);
       }
-      const category = query.get('category');
-      const tag = query.get('tag');
-      const maturity = query.get('maturity');
-      if (category !== null && !catalogue.categories.has(category)) {
-        errors.push(`unknown category "${category}"${didYouMean(category, catalogue.categories.keys())}; categories: ${[...catalogue.categories.keys()].join(', ')}`);
-      }
-      if (maturity !== null && !MATURITIES.includes(maturity as Maturity)) errors.push(`maturity must be one of ${MATURITIES.join(', ')} (got "${maturity}")`);
+      const filters = { category: query.get('category'), tag: query.get('tag'), maturity: query.get('maturity') };
+      errors.push(...serviceFilterErrors(catalogue, filters));
       if (errors.length) throw validationError('the query parameters are invalid', errors);
-      const key = JSON.stringify([category, tag, maturity]);
+      const key = JSON.stringify([filters.category, filters.tag, filters.maturity]);
       const cached = serviceLists.get(key);
       if (cached) return { envelope: cached };
-      let ids: Set<string> | undefined;
-      const narrow = (list: readonly { id: string }[] | undefined) => {
-        const next = new Set((list ?? []).map((s) => s.id));
-        ids = ids ? new Set([...ids].filter((id) => next.has(id))) : next;
-      };
-      if (category !== null) narrow(catalogue.servicesByCategory.get(category));
-      if (tag !== null) narrow(catalogue.servicesByTag.get(tag));
-      if (maturity !== null) narrow(catalogue.servicesByMaturity.get(maturity));
+      const ids = filteredServiceIds(catalogue, filters);
       const services = ids ? allServices.filter((s) => ids!.has(s.id)) : allServices;
       const body = encode({ total: services.length, services });
       serviceLists.set(key, body);
@@ -79,4 +67,29 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
     read('/api/v1/frameworks', { summary: 'Agent frameworks: the values of primaryFramework and companionFrameworks', response: 'frameworkList' }, () => ({ envelope: frameworks })),
     read('/api/v1/proxies', { summary: 'Reverse proxies: the values of proxy (besides none)', response: 'proxyList' }, () => ({ envelope: proxies })),
   ];
+}
+
+export interface ServiceFilters { category?: string | null; tag?: string | null; maturity?: string | null }
+
+/** What is wrong with service filters (an unknown category, a maturity that does not exist), as sentences. */
+export function serviceFilterErrors(catalogue: Catalogue, { category, maturity }: ServiceFilters): string[] {
+  const errors: string[] = [];
+  if (category != null && !catalogue.categories.has(category)) {
+    errors.push(`unknown category "${category}"${didYouMean(category, catalogue.categories.keys())}; categories: ${[...catalogue.categories.keys()].join(', ')}`);
+  }
+  if (maturity != null && !MATURITIES.includes(maturity as Maturity)) errors.push(`maturity must be one of ${MATURITIES.join(', ')} (got "${maturity}")`);
+  return errors;
+}
+
+/** The ids of the services every given filter admits (undefined: no filter given, so all of them). */
+export function filteredServiceIds(catalogue: Catalogue, { category, tag, maturity }: ServiceFilters): Set<string> | undefined {
+  let ids: Set<string> | undefined;
+  const narrow = (list: readonly { id: string }[] | undefined) => {
+    const next = new Set((list ?? []).map((s) => s.id));
+    ids = ids ? new Set([...ids].filter((id) => next.has(id))) : next;
+  };
+  if (category != null) narrow(catalogue.servicesByCategory.get(category));
+  if (tag != null) narrow(catalogue.servicesByTag.get(tag));
+  if (maturity != null) narrow(catalogue.servicesByMaturity.get(maturity));
+  return ids;
 }

@@ -15,32 +15,16 @@ export function writeRoutes({ generator, generations }: { generator: Generator; 
     {
       method: 'POST', path: '/api/v1/validate', bucket: 'write', auth: true,
       doc: { summary: 'Resolve and check a selection without generating files', requestBody: 'ValidateRequest', response: 'validation' },
-      handle: ({ body }) => {
-        const r = checkRequest(generator, parseStackRequest('validate', body));
-        return {
-          data: {
-            valid: true,
-            warnings: r.warnings,
-            resolvedServices: r.resolvedServices,
-            resolvedSkills: r.resolvedSkills,
-            estimatedMemoryMB: r.estimatedMemoryMB,
-          },
-        };
-      },
+      handle: ({ body }) => ({ data: validateStack(generator, body) }),
     },
     {
       method: 'POST', path: '/api/v1/generate', bucket: 'generate', auth: true,
       doc: { summary: 'Generate the files of a stack: JSON bundle, or a .tar.gz with format tar', requestBody: 'GenerateRequest', response: 'bundle', download: 'application/gzip', conflict: true },
       handle: async ({ body }) => {
-        const parsed = parseStackRequest('generate', body);
-        // a schema-valid request goes straight to the generator, which answers a repeat from its cache
-        // and resolves the rest itself; the resolver runs here only to list its problems beside the schema's
-        if (parsed.errors.length) checkRequest(generator, parsed);
-        const request = parsed.request;
-        const bundle = await generations.run(() => generator.generate({ ...request, name: request.name! }));
-        if (request.format === 'tar') {
+        const { bundle, tar } = await generateStack(generator, generations, body);
+        if (tar) {
           return {
-            body: await generations.run(() => archiveBuffer(bundle)),
+            body: tar,
             headers: {
               'Content-Type': 'application/gzip',
               'Content-Disposition': `attachment; filename="${bundle.name}.tar.gz"`,
@@ -54,11 +38,35 @@ export function writeRoutes({ generator, generations }: { generator: Generator; 
   ];
 }
 
+/** The answer of validate for a body (what the HTTP route and the MCP tool return); 400 on problems. */
+export function validateStack(generator: Generator, body: unknown) {
+  const r = checkRequest(generator, parseStackRequest('validate', body));
+  return {
+    valid: true,
+    warnings: r.warnings,
+    resolvedServices: r.resolvedServices,
+    resolvedSkills: r.resolvedSkills,
+    estimatedMemoryMB: r.estimatedMemoryMB,
+  };
+}
+
+/** The bundle of a generate body, and its .tar.gz when the body asks for format tar; 400 or 409 on problems. */
+export async function generateStack(generator: Generator, generations: WorkQueue, body: unknown): Promise<{ bundle: Bundle; tar?: Buffer }> {
+  const parsed = parseStackRequest('generate', body);
+  // a schema-valid request goes straight to the generator, which answers a repeat from its cache
+  // and resolves the rest itself; the resolver runs here only to list its problems beside the schema's
+  if (parsed.errors.length) checkRequest(generator, parsed);
+  const request = parsed.request;
+  const bundle = await generations.run(() => generator.generate({ ...request, name: request.name! }));
+  if (request.format !== 'tar') return { bundle };
+  return { bundle, tar: await generations.run(() => archiveBuffer(bundle)) };
+}
+
 /**
  * The resolution of a valid request, or one 400 with the schema's and the resolver's problems together,
  * so a client fixes everything in one round; the resolver runs only when the fields it reads are well-formed.
  */
-function checkRequest(generator: Generator, parsed: ParsedRequest): Resolution {
+export function checkRequest(generator: Generator, parsed: ParsedRequest): Resolution {
   const resolution = parsed.selectionUsable ? resolve(generator.catalogue, parsed.request) : undefined;
   const errors = [...parsed.errors, ...(resolution?.errors ?? [])];
   if (errors.length) throw invalidConfiguration(errors);

@@ -153,7 +153,8 @@ describe('GET /api/v1/frameworks and /api/v1/proxies', () => {
 describe('unknown paths and methods', () => {
   test('404 with the envelope for an unknown path', async () => {
     await apiError(await server.get('/api/v1/nothing-here'), 404, 'NOT_FOUND');
-    await apiError(await server.get('/'), 404, 'NOT_FOUND');
+    // (outside the API: / is the web page, DECISIONS "Operations")
+    await apiError(await server.get('/nothing-here'), 404, 'NOT_FOUND');
   });
 
   test('405 with the envelope and Allow for a known path with the wrong method', async () => {

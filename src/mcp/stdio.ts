@@ -1,0 +1,40 @@
+// The MCP tools over stdio, for an agent that runs Stackwright as a local process (`stackwright mcp`).
+// The catalogue and templates are loaded here as the HTTP server loads them; no key and no rate limit
+// (the caller owns the process). stdout carries the protocol only: every log line goes to stderr.
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Readable, Writable } from 'node:stream';
+import { readConfig } from '../config.js';
+import { loadCatalogue } from '../catalogue/load.js';
+import { formatProblem } from '../catalogue/problems.js';
+import type { Catalogue } from '../catalogue/types.js';
+import { Generator } from '../engine/generate.js';
+import { WorkQueue } from '../http/work-queue.js';
+import { STACKWRIGHT_VERSION } from '../version.js';
+import { createMcpServer } from './tools.js';
+
+export interface StdioOptions {
+  env?: NodeJS.ProcessEnv;
+  stdin?: Readable;
+  stdout?: Writable;
+}
+
+/** Loads the catalogue (throwing on catalogue errors) and serves the tools on stdin/stdout until closed. */
+export async function runStdioServer(options: StdioOptions = {}): Promise<{ close(): Promise<void> }> {
+  const config = readConfig(options.env ?? process.env);
+  const loaded = loadCatalogue({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
+  for (const w of loaded.warnings) console.error(formatProblem(w));
+  if (!loaded.catalogue) {
+    throw new Error(`the catalogue has ${loaded.errors.length} error(s):\n${loaded.errors.map((p) => `  ${formatProblem(p)}`).join('\n')}`);
+  }
+  const catalogue: Catalogue = loaded.catalogue;
+  const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize, config.bundleCacheBytes);
+  const server = createMcpServer({
+    catalogue: () => catalogue,
+    generator: () => generator,
+    generations: new WorkQueue(2, config.generateQueue),
+    version: STACKWRIGHT_VERSION,
+  });
+  await server.connect(new StdioServerTransport(options.stdin, options.stdout));
+  console.error(`Stackwright ${STACKWRIGHT_VERSION} MCP server on stdio: ${catalogue.services.size} services, ${catalogue.presets.size} presets`);
+  return { close: () => server.close() };
+}
