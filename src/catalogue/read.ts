@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { describeSchemaError, usefulErrors, validator } from '../schemas.js';
 import type { Problem } from './problems.js';
 import type {
@@ -29,7 +29,7 @@ export interface RawCatalogue {
 const ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Where each kind lives and which schema checks it. */
-const FOLDER_KINDS = [
+export const FOLDER_KINDS = [
   { kind: 'service', folder: 'services', manifest: 'service.yaml', schema: 'service' },
   { kind: 'framework', folder: 'frameworks', manifest: 'framework.yaml', schema: 'framework' },
   { kind: 'proxy', folder: 'proxies', manifest: 'proxy.yaml', schema: 'proxy' },

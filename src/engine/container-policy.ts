@@ -4,19 +4,21 @@
 import type { ContainerManifest } from '../catalogue/types.js';
 import { LOG_VARIABLES, memoryVariable } from './model.js';
 
-/** One logging block for every service, written once at the top of the compose file (x-logging). */
+/**
+ * The log rotation of every service, written out in each (no YAML alias: parsers cap aliases at about
+ * 100 per document, and a large stack passed that).
+ */
 export const LOGGING = {
   driver: `\${${LOG_VARIABLES.driver}:-json-file}`,
   options: { 'max-size': `\${${LOG_VARIABLES.maxSize}:-10m}`, 'max-file': `\${${LOG_VARIABLES.maxFile}:-3}` },
 };
-export const LOGGING_ANCHOR = 'logging';
 
 /** Processes and threads a container may hold unless its manifest says otherwise. */
 export const DEFAULT_PIDS_LIMIT = 4096;
 
 export interface PolicyInput {
   hardened: boolean;
-  /** the compose value of `logging`: the block itself, or a marker the text renderer turns into an alias */
+  /** the compose value of `logging` */
   logging: unknown;
   /** a fixed memory limit instead of the plugin's (.env-overridable) one: for helper containers */
   memory?: string;

@@ -1,14 +1,17 @@
 // Rate-limit counters in Redis (REDIS_URL), so every instance behind a load balancer shares one limit.
 // If Redis stops answering, counting falls back to this process's memory rather than failing requests:
 // the limit then holds per instance until Redis is back.
-import { createClient } from 'redis';
+import { createClient, type RedisClientType } from 'redis';
+
+// the client createClient gives without modules or scripts (RESP3 is the default in redis 6)
+type Client = RedisClientType<{}, {}, {}, 3, {}>;
 import { MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';
 
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly fallback = new MemoryRateLimitStore();
   private warned = false;
 
-  private constructor(private readonly client: ReturnType<typeof createClient>, private readonly prefix: string) {}
+  private constructor(private readonly client: Client, private readonly prefix: string) {}
 
   static async connect(url: string, prefix = 'stackwright:rl:'): Promise<RedisRateLimitStore> {
     let connectedOnce = false;

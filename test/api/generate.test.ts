@@ -1,7 +1,7 @@
 // POST /api/v1/generate through HTTP: the JSON bundle, the tar download, determinism and failures.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { apiError, okData, startServer, type TestServer } from '../support/server.js';
 import { composeVariables, envExampleKeys, readTarGz } from '../support/bundle.js';
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
 import { archiveBuffer } from '../../src/engine/archive.js';
 import { Generator, type Bundle, type GenerateRequest } from '../../src/engine/generate.js';
@@ -35,11 +35,16 @@ function matrix(): GenerateRequest[] {
   for (const preset of presets) cases.push({ name: `bm-${preset}`, preset, deploymentType: 'bare-metal', proxy: 'traefik', domain: 'example.net' });
   // every framework natively, behind nginx (static upstreams to the host) or caddy
   frameworks.forEach((primary, i) => cases.push({ name: `bm-fw-${primary}`, primaryFramework: primary, deploymentType: 'bare-metal', proxy: i % 2 ? 'nginx' : 'caddy' }));
-  // every service in some bundle: all of them in as few stacks as conflicts allow
-  conflictFreeGroups(catalogue).forEach((services, i) => {
-    const proxy = proxies[1 + (i % (proxies.length - 1))];
-    cases.push({ name: `every-${i}`, services, proxy, domain: i % 2 ? undefined : proxy === 'nginx' ? 'localhost' : 'all.example.com' });
-    cases.push({ name: `every-${i}-bm`, services, deploymentType: 'bare-metal', proxy: 'caddy' });
+  // a stack per category holding all of its services (split only where two conflict), proxies and
+  // domains taken in turn; natively too where a category has a service with a bare-metal recipe
+  [...catalogue.categories.keys()].forEach((category, i) => {
+    const inCategory = new Set((catalogue.servicesByCategory.get(category) ?? []).map((s) => s.id));
+    conflictFreeGroups(catalogue).map((g) => g.filter((id) => inCategory.has(id))).filter((g) => g.length).forEach((services, j) => {
+      const proxy = proxies[1 + ((i + j) % (proxies.length - 1))];
+      const name = `cat-${category}${j ? `-${j}` : ''}`;
+      cases.push({ name, services, proxy, domain: (i + j) % 2 ? undefined : proxy === 'nginx' ? 'localhost' : `${category}.example.com` });
+      if (services.some((id) => catalogue.services.get(id)!.manifest.native)) cases.push({ name: `${name}-bm`, services, deploymentType: 'bare-metal', proxy: 'caddy' });
+    });
   });
   cases.push({ name: 'gpu-arm', preset: 'local-ai', gpu: true, platform: 'linux/arm64', proxy: 'nginx' });
   cases.push({ name: 'amd-full', preset: 'full-stack', platform: 'linux/amd64', proxy: 'traefik', domain: 'stack.example.com', primaryFramework: 'memu', companionFrameworks: ['codex', 'nanoclaw'] });
@@ -64,8 +69,13 @@ describe('generated bundles pass the real validators', () => {
     cases.forEach((request, i) => runs.set(request.name, results[i]));
   });
 
-  test('the matrix covers every service, preset, proxy and framework (as primary and as companion), bare-metal, GPU and platform', () => {
+  test('the matrix covers every service, category, preset, proxy and framework (as primary and as companion), bare-metal, GPU and platform', () => {
     for (const id of catalogue.services.keys()) assert.ok(cases.some((c) => c.services?.includes(id)), `service ${id} is in no bundle`);
+    for (const category of catalogue.categories.keys()) {
+      const all = (catalogue.servicesByCategory.get(category) ?? []).map((s) => s.id);
+      assert.ok(all.every((id) => cases.some((c) => c.name.startsWith(`cat-${category}`) && c.services!.includes(id))), `category ${category} in its own stacks`);
+    }
+    for (const p of presets) for (const proxy of proxies) assert.ok(cases.some((c) => c.preset === p && c.proxy === proxy), `${p} behind ${proxy}`);
     for (const p of presets) assert.ok(cases.some((c) => c.preset === p && c.deploymentType === 'bare-metal'));
     for (const f of frameworks) {
       assert.ok(cases.some((c) => c.primaryFramework === f));

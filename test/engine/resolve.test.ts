@@ -46,7 +46,7 @@ describe('compose assembly', () => {
     const { buildModel } = await import('../../src/engine/build-model.js');
     const { buildCompose, composeDocument } = await import('../../src/engine/compose.js');
     const { FragmentCache } = await import('../../src/engine/fragment-cache.js');
-    const yaml = (await import('js-yaml')).default;
+    const yaml = await import('js-yaml');
     const shipped = shippedCatalogue();
     for (const [preset, deployment] of [['full-stack', 'docker'], ['automation-hub', 'bare-metal'], ['local-ai', 'docker']] as const) {
       const model = buildModel(resolve(shipped, { preset, proxy: 'traefik' }), { name: 'x', gpu: true, deployment, domain: 'example.com', hardened: true });

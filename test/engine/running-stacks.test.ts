@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { describe, test } from 'node:test';
-import yaml from 'js-yaml';
+import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
 import { ApiError } from '../../src/errors.js';
 import { Generator, type GenerateRequest } from '../../src/engine/generate.js';
@@ -186,12 +186,26 @@ describe('secrets', () => {
   test('every variable a skill names is handed to the framework, in containers and natively', () => {
     // the shell's own variables, and ones a skill sets itself before use
     const local = new Set(['HOME', 'PATH', 'AWS_CONFIG_FILE']);
+    const conflicting = (a: string, b: string) => [[a, b], [b, a]].some(([x, y]) => catalogue.services.get(x)?.manifest.conflictsWith?.includes(y));
     for (const pack of catalogue.skillPacks.values()) {
-      const services = [...pack.manifest.requiredServices, ...(pack.manifest.optionalServices ?? [])];
-      const used = new Set(pack.skills.flatMap((skill) => [...skill.body.matchAll(/\$\{?([A-Z][A-Z0-9_]{2,})/g)].map((m) => m[1])).filter((v) => !local.has(v)));
-      const env = generate({ name: `vars-${pack.id}`, services, skills: [pack.id] }).compose.services.openclaw.environment!;
+      // optional services that conflict (two chat servers) go into separate stacks; together they see every variable
+      const groups: string[][] = [];
+      for (const id of pack.manifest.optionalServices ?? []) {
+        const group = groups.find((g) => g.every((other) => !conflicting(id, other)));
+        if (group) group.push(id);
+        else groups.push([id]);
+      }
+      // a variable a skill assigns itself (NAME=... at the start of a line) is its own
+      const assigned = new Set(pack.skills.flatMap((skill) => [...skill.body.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1])));
+      const used = new Set(pack.skills.flatMap((skill) => [...skill.body.matchAll(/\$\{?([A-Z][A-Z0-9_]{2,})/g)].map((m) => m[1])).filter((v) => !local.has(v) && !assigned.has(v)));
+      const env: Record<string, string> = {};
+      let native = '';
+      for (const [i, group] of (groups.length ? groups : [[]]).entries()) {
+        const services = [...pack.manifest.requiredServices, ...group];
+        Object.assign(env, generate({ name: `vars-${pack.id}-${i}`, services, skills: [pack.id] }).compose.services.openclaw.environment!);
+        native += generate({ name: `vars-${pack.id}-${i}-bm`, services, skills: [pack.id], deploymentType: 'bare-metal' }).files['native/openclaw.sh'];
+      }
       assert.deepEqual([...used].filter((v) => !(v in env)), [], `${pack.id}: variables its skills use but the framework container lacks`);
-      const native = generate({ name: `vars-${pack.id}-bm`, services, skills: [pack.id], deploymentType: 'bare-metal' }).files['native/openclaw.sh'];
       assert.deepEqual([...used].filter((v) => !native.includes(`printf '%s=%s\\n' ${v} `)), [], `${pack.id}: variables the native framework lacks`);
     }
   });
@@ -207,11 +221,14 @@ describe('secrets', () => {
 
 describe('URLs follow the domain', () => {
   test('{{url:id}} defaults are the routed https URL with a domain and the host port without one', () => {
-    const withUrl = [...catalogue.services.values()].filter((s) => (s.manifest.environment ?? []).some((e) => e.default?.includes('{{url:')));
+    // a variable that holds the service's own URL and is always emitted (not ifPresent)
+    const ownUrl = (s: { id: string; manifest: { environment?: { name: string; default?: string; ifPresent?: string }[] } }) =>
+      (s.manifest.environment ?? []).find((e) => e.default?.startsWith(`{{url:${s.id}}}`) && !e.ifPresent);
+    const withUrl = [...catalogue.services.values()].filter((s) => ownUrl(s));
     assert.ok(withUrl.length >= 3, withUrl.map((s) => s.id).join());
     for (const s of withUrl) {
       if (s.manifest.conflictsWith) continue;
-      const spec = s.manifest.environment!.find((e) => e.default?.includes('{{url:'))!;
+      const spec = ownUrl(s)!;
       const key = `${s.id.toUpperCase().replace(/-/g, '_')}_${spec.name}`;
       const domain = envExampleKeys(generate({ name: `d-${s.id}`, services: [s.id], proxy: 'caddy', domain: 'example.com' }).files['.env.example']);
       assert.ok(domain.get(key)!.startsWith(`https://${s.id}.example.com`), `${key}=${domain.get(key)}`);

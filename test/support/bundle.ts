@@ -1,6 +1,4 @@
 // Reading generated bundles: unpack a tar.gz into entries, write a JSON bundle to disk.
-import fs from 'node:fs';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
@@ -28,14 +26,7 @@ export async function readTarGz(gz: Buffer): Promise<TarEntry[]> {
   return entries;
 }
 
-/** Writes bundle files under dir (scripts executable, as the tar has them). */
-export function writeBundle(dir: string, files: Record<string, string>): void {
-  for (const [file, content] of Object.entries(files)) {
-    const target = path.join(dir, file);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, content, { mode: file.endsWith('.sh') ? 0o755 : 0o644 });
-  }
-}
+export { writeBundle } from '../../src/cli/bundle-dir.js';
 
 /** Every ${VAR} the compose file interpolates, and whether it has a default. */
 export function composeVariables(compose: string): { name: string; hasDefault: boolean }[] {

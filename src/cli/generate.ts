@@ -1,0 +1,88 @@
+// `stackwright generate`: a stack offline, from a request file and/or flags, written to a folder or a
+// .tar.gz. The request is checked and rendered by the API's own code, so the files are byte-identical.
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeBundle } from './bundle-dir.js';
+import { CliFailure, generateBundle, loadGenerator } from './engine.js';
+import { UsageError, type Output } from './output.js';
+
+export interface GenerateOptions {
+  request?: string;
+  name?: string;
+  preset?: string;
+  services?: string;
+  skills?: string;
+  proxy?: string;
+  domain?: string;
+  framework?: string;
+  companions?: string;
+  deployment?: string;
+  platform?: string;
+  gpu?: boolean;
+  'no-hardening'?: boolean;
+  out?: string;
+  tar?: string;
+  force?: boolean;
+}
+
+const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+
+/** The request body: the file's fields, then the flags over them. */
+export function requestBody(opts: GenerateOptions, readStdin: () => string = () => fs.readFileSync(0, 'utf8')): Record<string, unknown> {
+  let body: Record<string, unknown> = {};
+  if (opts.request !== undefined) {
+    const text = opts.request === '-' ? readStdin() : readFile(opts.request);
+    try {
+      body = JSON.parse(text);
+    } catch (e) {
+      throw new UsageError(`${opts.request} is not JSON: ${(e as Error).message}`);
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new UsageError(`${opts.request} must hold a JSON object (a generate request)`);
+  }
+  const set = (field: string, value: unknown) => { if (value !== undefined) body[field] = value; };
+  set('name', opts.name);
+  set('preset', opts.preset);
+  set('services', opts.services === undefined ? undefined : list(opts.services));
+  set('skills', opts.skills === undefined ? undefined : list(opts.skills));
+  set('proxy', opts.proxy);
+  set('domain', opts.domain);
+  set('primaryFramework', opts.framework);
+  set('companionFrameworks', opts.companions === undefined ? undefined : list(opts.companions));
+  set('deploymentType', opts.deployment);
+  set('platform', opts.platform);
+  if (opts.gpu) body.gpu = true;
+  if (opts['no-hardening']) body.hardened = false;
+  if (opts.out !== undefined && opts.tar !== undefined) throw new UsageError('give --out or --tar, not both');
+  // the format follows where the files go; a request file's own format field is overruled
+  body.format = opts.tar !== undefined ? 'tar' : 'json';
+  return body;
+}
+
+function readFile(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+export async function runGenerate(opts: GenerateOptions, io: Output): Promise<number> {
+  const body = requestBody(opts);
+  const { generator } = loadGenerator(io);
+  const { bundle, tar } = await generateBundle(generator, body);
+  if (tar) {
+    const target = path.resolve(opts.tar!);
+    fs.writeFileSync(target, tar);
+    io.out(`${io.style.green('wrote')} ${target} (${bundle.summary.services} services, ${tar.length} bytes)`);
+    return 0;
+  }
+  const dir = path.resolve(opts.out ?? bundle.name);
+  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0 && !opts.force) {
+    throw new CliFailure(`${dir} exists and is not empty: choose another --out, use --force to write over it, or run stackwright upgrade ${dir} to update a stack`);
+  }
+  writeBundle(dir, bundle.files);
+  io.out(`${io.style.green('wrote')} ${Object.keys(bundle.files).length} files to ${dir}`);
+  io.out(`  ${bundle.summary.services} services, ${bundle.summary.skills} skill packs, proxy ${bundle.summary.proxy}, about ${bundle.summary.estimatedMemoryMB} MB`);
+  io.out(`  next: cd ${path.relative(process.cwd(), dir) || '.'} && scripts/start.sh`);
+  return 0;
+}

@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+// `stackwright`: the command line onto the same engine as the HTTP API (docs/cli.md).
+// Exit codes: 0 done, 1 problems found or the work failed, 2 a wrong command line.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { STACKWRIGHT_VERSION } from '../version.js';
+import { CliFailure } from './engine.js';
+import { runGenerate, type GenerateOptions } from './generate.js';
+import { lintFolders, parseLintFormat, printLint } from './lint.js';
+import { EXIT, terminalOutput, UsageError, type Output } from './output.js';
+import { runUpgrade, type UpgradeOptions } from './upgrade.js';
+import { readConfig } from '../config.js';
+
+const HELP = `stackwright ${STACKWRIGHT_VERSION}: Docker Compose stacks for AI-agent frameworks
+
+Usage: stackwright <command> [options]
+
+Commands:
+  serve                      start the HTTP service (settings from the environment, as npm start)
+  lint [folder...]           check plugin folders as they would join the catalogue (no folder: the
+                             whole catalogue); --format text|json|github
+  generate [options]         generate a stack offline, the same files the API gives
+  upgrade <stack-dir>        regenerate a stack with the current catalogue, keeping your edits;
+                             --dry-run, --force, --rollback
+  mcp                        serve the MCP tools on stdin/stdout
+  help [command]             this text, or a command's options
+
+Exit codes: 0 done, 1 problems found or the command failed, 2 a wrong command line.
+Settings (plugins folder, catalogue folder, ...) come from the environment: see docs/configuration.md.`;
+
+const COMMAND_HELP: Record<string, string> = {
+  serve: `Usage: stackwright serve
+
+Starts the HTTP service on HOST:PORT (default 127.0.0.1:8080) with the settings in the environment
+(docs/configuration.md). Reloads the catalogue when plugins/ or catalogue/ change, and on SIGHUP.`,
+  lint: `Usage: stackwright lint [folder...] [--format text|json|github]
+
+Checks plugin folders (a folder holding service.yaml, framework.yaml, proxy.yaml or skill-pack.yaml)
+as they would join the catalogue in STACK_PLUGINS_DIR: the schema, then every cross-reference and
+plugin rule. Without a folder, checks the whole catalogue the service would load.
+Each problem names its file, JSON pointer and rule id (docs/errors.md lists the rules).
+  --format text      one line a problem (default; colour on a terminal)
+  --format json      one JSON document: { ok, errors[], warnings[], summary }
+  --format github    GitHub Actions annotations (::error file=...)
+Exit codes: 0 no errors (warnings allowed), 1 errors, 2 a wrong command line.`,
+  generate: `Usage: stackwright generate [--request file.json|-] [options] [--out dir | --tar file.tar.gz]
+
+Generates a stack offline with the catalogue in STACK_PLUGINS_DIR: the same request checks and the same
+bytes as POST /api/v1/generate. Flags override fields of the request file.
+  --request <file>       a generate request as JSON ("-" reads standard input)
+  --name <name>          the stack's name (required unless the file has one)
+  --preset <id>          a preset (GET /api/v1/presets)
+  --services <a,b>       services, comma-separated
+  --skills <a,b>         skill packs, comma-separated
+  --proxy <id>           caddy, traefik, nginx or none
+  --domain <domain>      the public domain (proxy routes become https://<service>.<domain>)
+  --framework <id>       the primary framework
+  --companions <a,b>     companion frameworks
+  --deployment <type>    docker or bare-metal
+  --platform <p>         linux/amd64 or linux/arm64
+  --gpu                  give GPU-capable services the GPU
+  --no-hardening         leave out cap_drop/no-new-privileges (hardened: false)
+  --out <dir>            write the files there (default: ./<name>); refuses a non-empty folder without --force
+  --tar <file>           write the .tar.gz instead
+  --force                write into a folder that is not empty`,
+  upgrade: `Usage: stackwright upgrade <stack-dir> [--dry-run] [--force] | --rollback
+
+Regenerates the stack in <stack-dir> from its stackwright.json with the current catalogue and prints a
+unified diff. Writes only the files you have not edited (their sha256 still matches the record); an
+edited file is kept and the new version is written beside it as <file>.stackwright-new. .env keeps every
+value and gains the new keys; docker-compose.override.yml is never touched. Every file replaced or
+removed goes to .stackwright/upgrade-backups/<time>/ first.
+  --dry-run     print the diff and the plan, write nothing
+  --force       also replace files you edited (they are in the backup)
+  --rollback    put back the files of the last upgrade
+Then run scripts/update.sh in the stack to pull the new images and recreate the containers.`,
+  mcp: `Usage: stackwright mcp
+
+Serves the MCP tools (list/search services, presets, skill packs, frameworks, validate, generate, explain
+an error) on standard input and output, for MCP clients that start a command (docs/web-and-mcp.md).`,
+};
+
+const OPTIONS: Record<string, ParseArgsConfig['options']> = {
+  serve: {},
+  mcp: {},
+  lint: { format: { type: 'string' } },
+  generate: {
+    request: { type: 'string' }, name: { type: 'string' }, preset: { type: 'string' }, services: { type: 'string' }, skills: { type: 'string' },
+    proxy: { type: 'string' }, domain: { type: 'string' }, framework: { type: 'string' }, companions: { type: 'string' },
+    deployment: { type: 'string' }, platform: { type: 'string' }, gpu: { type: 'boolean' }, 'no-hardening': { type: 'boolean' },
+    out: { type: 'string' }, tar: { type: 'string' }, force: { type: 'boolean' },
+  },
+  upgrade: { 'dry-run': { type: 'boolean' }, force: { type: 'boolean' }, rollback: { type: 'boolean' } },
+};
+
+export async function runCli(argv: string[], io: Output = terminalOutput()): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    const topic = command === 'help' ? rest[0] : undefined;
+    io.out(topic && COMMAND_HELP[topic] ? COMMAND_HELP[topic] : HELP);
+    return EXIT.ok;
+  }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    io.out(STACKWRIGHT_VERSION);
+    return EXIT.ok;
+  }
+  if (!(command in OPTIONS)) {
+    io.err(`unknown command "${command}"\n\n${HELP}`);
+    return EXIT.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(COMMAND_HELP[command]);
+    return EXIT.ok;
+  }
+  try {
+    const parsed = parseArgs({ args: rest, options: OPTIONS[command], allowPositionals: true, strict: true });
+    const { positionals } = parsed;
+    const values = parsed.values as Record<string, string | boolean | undefined>;
+    switch (command) {
+      case 'serve': {
+        if (positionals.length) throw new UsageError('serve takes no arguments');
+        const { serve } = await import('../serve.js');
+        await serve();
+        // the server keeps the process alive; the exit code comes from its shutdown
+        return new Promise<number>(() => undefined);
+      }
+      case 'mcp': {
+        if (positionals.length) throw new UsageError('mcp takes no arguments');
+        const { runStdioServer } = await import('../mcp/stdio.js');
+        await runStdioServer();
+        return new Promise<number>(() => undefined);
+      }
+      case 'lint': {
+        const format = parseLintFormat(values.format as string | undefined);
+        const config = readConfig();
+        return printLint(lintFolders(positionals, { plugins: config.pluginsDir, catalogue: config.catalogueDir }), format, io);
+      }
+      case 'generate':
+        if (positionals.length) throw new UsageError(`generate takes no positional arguments (got "${positionals[0]}"); use --services a,b`);
+        return await runGenerate(values as GenerateOptions, io);
+      case 'upgrade':
+        if (positionals.length !== 1) throw new UsageError('upgrade needs exactly one stack folder: stackwright upgrade <stack-dir>');
+        return await runUpgrade(positionals[0], values as UpgradeOptions, io);
+    }
+  } catch (e) {
+    if (e instanceof UsageError || (e as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) {
+      io.err(`${io.errStyle.red('error:')} ${(e as Error).message}\n\n${COMMAND_HELP[command]}`);
+      return EXIT.usage;
+    }
+    if (e instanceof CliFailure) {
+      io.err(`${io.errStyle.red('error:')} ${e.message}`);
+      return EXIT.problems;
+    }
+    throw e;
+  }
+  return EXIT.ok;
+}
+
+// run when executed (bin or tsx), not when imported by a test
+const invoked = process.argv[1] ?? '';
+if (/[\\/]cli[\\/]main\.(js|ts)$/.test(invoked) || /[\\/]stackwright$/.test(invoked)) {
+  runCli(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e: unknown) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,35 @@
+// Terminal output of the CLI: colour only when the stream is a terminal (and NO_COLOR is unset), so
+// pipes, files and CI logs get plain text.
+import type { Writable } from 'node:stream';
+
+export interface Output {
+  out(line?: string): void;
+  err(line?: string): void;
+  /** styles for stdout (plain text when stdout is no terminal) */
+  style: Styles;
+  /** styles for stderr */
+  errStyle: Styles;
+}
+
+export interface Styles { red(s: string): string; green(s: string): string; yellow(s: string): string; cyan(s: string): string; bold(s: string): string; dim(s: string): string }
+
+function styles(stream: Writable & { isTTY?: boolean }, env: NodeJS.ProcessEnv): Styles {
+  const on = Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
+  const wrap = (open: number, close: number) => (s: string) => (on ? `\u001b[${open}m${s}\u001b[${close}m` : s);
+  return { red: wrap(31, 39), green: wrap(32, 39), yellow: wrap(33, 39), cyan: wrap(36, 39), bold: wrap(1, 22), dim: wrap(2, 22) };
+}
+
+export function terminalOutput(stdout: Writable = process.stdout, stderr: Writable = process.stderr, env = process.env): Output {
+  return {
+    out: (line = '') => { stdout.write(`${line}\n`); },
+    err: (line = '') => { stderr.write(`${line}\n`); },
+    style: styles(stdout, env),
+    errStyle: styles(stderr, env),
+  };
+}
+
+/** A wrong command line: printed with the command's usage, exit code 2. */
+export class UsageError extends Error {}
+
+/** Exit codes of every command (docs/cli.md). */
+export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;

@@ -1,0 +1,169 @@
+// `stackwright upgrade <stack-dir>`: regenerate a stack from its stackwright.json with the current
+// catalogue, show what changes as a unified diff, and write only the files the user has not edited
+// (their sha256 still matches the record). .env keeps every value and gains the new keys;
+// docker-compose.override.yml is never touched; every file replaced or removed is kept in a backup
+// that `--rollback` restores.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import { PROVENANCE_FILE } from '../engine/provenance.js';
+import { writeBundleFile } from './bundle-dir.js';
+import { CliFailure, generateBundle, loadGenerator } from './engine.js';
+import type { Output } from './output.js';
+
+export interface UpgradeOptions { 'dry-run'?: boolean; force?: boolean; rollback?: boolean }
+
+/** Files that belong to the user: never written by an upgrade. */
+const USER_FILES = new Set(['.env', 'docker-compose.override.yml']);
+const BACKUPS = path.join('.stackwright', 'upgrade-backups');
+/** Beside an edited file, the version the upgrade would have written, for the user to merge. */
+const NEW_SUFFIX = '.stackwright-new';
+
+type Action = 'add' | 'update' | 'remove' | 'keep-edit' | 'keep-deleted';
+interface Step { file: string; action: Action; before?: string; after?: string }
+
+interface Record { request: { [field: string]: unknown }; files: { [file: string]: string }; stackwright?: { catalogueRevision?: string; version?: string } }
+
+const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+const read = (file: string): string | undefined => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined);
+
+function readRecord(dir: string): Record {
+  const file = path.join(dir, PROVENANCE_FILE);
+  const text = read(file);
+  if (text === undefined) throw new CliFailure(`${dir} has no ${PROVENANCE_FILE}: it is not a stack Stackwright generated (or it predates stack records); generate it again with stackwright generate`);
+  try {
+    const record = JSON.parse(text) as Record;
+    if (!record.request || typeof record.request !== 'object' || !record.files || typeof record.files !== 'object') throw new Error('request or files missing');
+    return record;
+  } catch (e) {
+    throw new CliFailure(`${file} cannot be read as a stack record (${(e as Error).message}); restore it from the bundle or a backup`);
+  }
+}
+
+/** What an upgrade would do to each file, without doing it. */
+function plan(dir: string, record: Record, files: { [file: string]: string }, force: boolean): Step[] {
+  const steps: Step[] = [];
+  for (const [file, after] of Object.entries(files)) {
+    if (file === PROVENANCE_FILE || USER_FILES.has(file)) continue;
+    const before = read(path.join(dir, file));
+    const recorded = record.files[file];
+    const edited = before !== undefined && recorded !== undefined && sha256(before) !== recorded;
+    if (before === undefined) steps.push({ file, action: recorded !== undefined && !force ? 'keep-deleted' : 'add', after });
+    else if (before === after) continue;
+    else if (edited && !force) steps.push({ file, action: 'keep-edit', before, after });
+    else steps.push({ file, action: 'update', before, after });
+  }
+  for (const [file, recorded] of Object.entries(record.files)) {
+    if (file in files || USER_FILES.has(file)) continue;
+    const before = read(path.join(dir, file));
+    if (before === undefined) continue;
+    steps.push({ file, action: sha256(before) === recorded || force ? 'remove' : 'keep-edit', before });
+  }
+  return steps.sort((a, b) => a.file.localeCompare(b.file));
+}
+
+/** The keys of .env.example that .env lacks, as lines to append (values as the example has them). */
+function newEnvLines(env: string, example: string): string[] {
+  const keyOf = (line: string) => /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(line)?.[1];
+  const have = new Set(env.split('\n').map(keyOf).filter(Boolean));
+  const lines: string[] = [];
+  let comments: string[] = [];
+  for (const line of example.split('\n')) {
+    const key = keyOf(line);
+    if (!key) {
+      comments = line.startsWith('#') ? [...comments, line] : [];
+      continue;
+    }
+    if (!have.has(key)) lines.push(...comments, line);
+    comments = [];
+  }
+  return lines;
+}
+
+function printDiff(io: Output, file: string, before: string, after: string): void {
+  const patch = createTwoFilesPatch(`a/${file}`, `b/${file}`, before, after, '', '', { context: 3 });
+  for (const line of patch.split('\n').slice(1)) {
+    if (line.startsWith('+') && !line.startsWith('+++')) io.out(io.style.green(line));
+    else if (line.startsWith('-') && !line.startsWith('---')) io.out(io.style.red(line));
+    else if (line.startsWith('@@')) io.out(io.style.cyan(line));
+    else io.out(line);
+  }
+}
+
+export async function runUpgrade(dirArg: string, opts: UpgradeOptions, io: Output): Promise<number> {
+  const dir = path.resolve(dirArg);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new CliFailure(`${dirArg} is not a folder`);
+  if (opts.rollback) return rollback(dir, io);
+  const record = readRecord(dir);
+  const { generator } = loadGenerator(io);
+  const { bundle } = await generateBundle(generator, { ...record.request, format: 'json' });
+  const steps = plan(dir, record, bundle.files, Boolean(opts.force));
+  const envText = read(path.join(dir, '.env'));
+  const envAdd = envText === undefined ? [] : newEnvLines(envText, bundle.files['.env.example'] ?? '');
+
+  const from = record.stackwright?.catalogueRevision ?? 'unknown';
+  io.out(io.style.bold(`Upgrading ${dir}: catalogue ${from} → ${generator.catalogue.revision}`));
+  for (const s of steps) {
+    if (s.action === 'add') printDiff(io, s.file, '', s.after!);
+    else if (s.action === 'update') printDiff(io, s.file, s.before!, s.after!);
+    else if (s.action === 'remove') printDiff(io, s.file, s.before!, '');
+  }
+  if (envAdd.length) printDiff(io, '.env', envText!, `${envText!.replace(/\n?$/, '\n')}${envAdd.join('\n')}\n`);
+  const count = (a: Action) => steps.filter((s) => s.action === a).length;
+  const summary = `${count('update')} updated, ${count('add')} added, ${count('remove')} removed, ${count('keep-edit')} kept as you edited them, ${count('keep-deleted')} kept deleted; .env: ${envAdd.filter((l) => !l.startsWith('#')).length} new key(s)`;
+  for (const s of steps.filter((x) => x.action === 'keep-edit')) {
+    io.out(io.style.yellow(`kept your edit: ${s.file}${s.after !== undefined ? ` (the new version is ${opts['dry-run'] ? 'shown by --force' : `in ${s.file}${NEW_SUFFIX}`})` : ' (the new catalogue no longer generates it)'}`));
+  }
+  for (const s of steps.filter((x) => x.action === 'keep-deleted')) io.out(io.style.yellow(`kept deleted: ${s.file} (--force writes it again)`));
+  if (opts['dry-run']) {
+    io.out(`dry run, nothing written: ${summary}`);
+    return 0;
+  }
+
+  // the backup first: every file the upgrade replaces or removes, the record and .env
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const backup = path.join(dir, BACKUPS, stamp);
+  const keep = (file: string, content: string) => writeBundleFile(backup, path.join('files', file), content);
+  for (const s of steps) if ((s.action === 'update' || s.action === 'remove') && s.before !== undefined) keep(s.file, s.before);
+  keep(PROVENANCE_FILE, read(path.join(dir, PROVENANCE_FILE))!);
+  if (envText !== undefined) keep('.env', envText);
+  const added = steps.filter((s) => s.action === 'add').map((s) => s.file);
+  fs.writeFileSync(path.join(backup, 'upgrade.json'), `${JSON.stringify({ at: new Date().toISOString(), from, to: generator.catalogue.revision, added }, null, 2)}\n`);
+
+  for (const s of steps) {
+    if (s.action === 'add' || s.action === 'update') writeBundleFile(dir, s.file, s.after!);
+    else if (s.action === 'remove') fs.rmSync(path.join(dir, s.file));
+    else if (s.action === 'keep-edit' && s.after !== undefined) writeBundleFile(dir, `${s.file}${NEW_SUFFIX}`, s.after);
+  }
+  if (envAdd.length) fs.appendFileSync(path.join(dir, '.env'), `${envText!.endsWith('\n') || envText === '' ? '' : '\n'}# added by stackwright upgrade ${new Date().toISOString().slice(0, 10)}\n${envAdd.join('\n')}\n`);
+  // the new record hashes the files as generated, so an edit kept now still counts as an edit next time
+  writeBundleFile(dir, PROVENANCE_FILE, bundle.files[PROVENANCE_FILE]);
+  io.out(io.style.green(`upgraded: ${summary}`));
+  io.out(`backup: ${path.relative(dir, backup)}; undo with: stackwright upgrade --rollback ${dirArg}`);
+  io.out('then apply it: scripts/update.sh (pulls the new images, recreates the containers, rolls back if a health check fails)');
+  return 0;
+}
+
+/** Puts back the files of the newest upgrade backup and removes the files that upgrade added. */
+function rollback(dir: string, io: Output): number {
+  const root = path.join(dir, BACKUPS);
+  const stamps = fs.existsSync(root) ? fs.readdirSync(root).filter((d) => !d.startsWith('rolled-back-')).sort() : [];
+  if (stamps.length === 0) throw new CliFailure(`${dir} has no upgrade backup to roll back to (${BACKUPS} is empty)`);
+  const backup = path.join(root, stamps[stamps.length - 1]);
+  const meta = JSON.parse(fs.readFileSync(path.join(backup, 'upgrade.json'), 'utf8')) as { added: string[] };
+  const filesDir = path.join(backup, 'files');
+  const restore = (sub: string) => {
+    for (const entry of fs.readdirSync(path.join(filesDir, sub), { withFileTypes: true })) {
+      const rel = path.join(sub, entry.name);
+      if (entry.isDirectory()) restore(rel);
+      else writeBundleFile(dir, rel, fs.readFileSync(path.join(filesDir, rel), 'utf8'));
+    }
+  };
+  restore('');
+  for (const file of meta.added) fs.rmSync(path.join(dir, file), { force: true });
+  // a rolled-back upgrade is used up, so a second --rollback goes one further back
+  fs.renameSync(backup, path.join(root, `rolled-back-${stamps[stamps.length - 1]}`));
+  io.out(io.style.green(`rolled back to the files before the upgrade of ${stamps[stamps.length - 1]}; ${meta.added.length} added file(s) removed`));
+  return 0;
+}
