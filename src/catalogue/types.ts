@@ -132,7 +132,7 @@ export interface SkillPackManifest {
   tokens?: { name: string; service: string; description: string }[];
 }
 
-export interface PresetManifest { name: string; description: string; services: string[]; skills: string[] }
+export interface PresetManifest { name: string; description: string; services: string[]; skills: string[]; memoryBudgetMB: number }
 export interface Category { id: string; name: string; description?: string }
 
 export interface Skill { id: string; name: string; description: string; body: string; file: string }

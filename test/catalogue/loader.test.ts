@@ -68,7 +68,7 @@ describe('broken plugins are refused with file, field and reason', () => {
     const list = problems({
       'plugins/services/alpha/service.yaml': service('alpha', 'conflictsWith: [gamma]\n'),
       'plugins/skills/pack/skill-pack.yaml': 'name: Pack\ndescription: A pack for loader tests.\nrequiredServices: [alpha, delta]\nskills: [one]\n',
-      'catalogue/presets/small.yaml': 'name: Small\ndescription: A preset for loader tests.\nservices: [beta, epsilon]\nskills: [pack, nopack]\n',
+      'catalogue/presets/small.yaml': 'name: Small\ndescription: A preset for loader tests.\nservices: [beta, epsilon]\nskills: [pack, nopack]\nmemoryBudgetMB: 4096\n',
     });
     expectProblem(list, 'plugins/services/alpha/service.yaml', '/conflictsWith/0', 'ref.unknown', /"gamma"/);
     expectProblem(list, 'plugins/skills/pack/skill-pack.yaml', '/requiredServices/1', 'ref.unknown', /"delta"/);

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { formatProblem } from '../../src/catalogue/problems.js';
 import { readConfig } from '../../src/config.js';
+import { resolve } from '../../src/engine/resolve.js';
 import { BASE_FILES, service, writeCatalogue } from '../support/fixture.js';
 import { expectProblem, problems } from '../support/problems.js';
 
@@ -27,6 +28,16 @@ describe('plugin rules', () => {
     for (const s of result.catalogue!.services.values()) {
       for (const p of s.manifest.ports ?? []) if (p.web) assert.ok(p.auth, `${s.id}:${p.container} declares auth`);
       assert.ok(!/(^|:)latest$/.test(s.manifest.imageTag), `${s.id} pins a release`);
+    }
+  });
+
+  test('every preset resolves cleanly, without conflicts, within the memory budget it states', () => {
+    const config = readConfig({});
+    const catalogue = loadCatalogue({ plugins: config.pluginsDir, catalogue: config.catalogueDir }).catalogue!;
+    for (const preset of catalogue.presets.values()) {
+      const r = resolve(catalogue, { preset: preset.id });
+      assert.deepEqual([...r.errors, ...r.conflicts.map(String)], [], preset.id);
+      assert.ok(r.estimatedMemoryMB <= preset.manifest.memoryBudgetMB, `${preset.id}: ${r.estimatedMemoryMB} MB estimated, budget ${preset.manifest.memoryBudgetMB} MB`);
     }
   });
 

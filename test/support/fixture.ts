@@ -29,7 +29,7 @@ skills: { loads: true, how: reads the skills folder at start }
   'plugins/frameworks/fw/config.yaml.eta': 'name: <%= it.yaml(it.stack.name) %>\n',
   'plugins/skills/pack/skill-pack.yaml': 'name: Pack\ndescription: A pack for loader tests.\nrequiredServices: [alpha]\nskills: [one]\n',
   'plugins/skills/pack/skills/one.md': '---\nname: One\ndescription: The first skill.\n---\nDo one thing.\n',
-  'catalogue/presets/small.yaml': 'name: Small\ndescription: A preset for loader tests.\nservices: [beta]\nskills: [pack]\n',
+  'catalogue/presets/small.yaml': 'name: Small\ndescription: A preset for loader tests.\nservices: [beta]\nskills: [pack]\nmemoryBudgetMB: 4096\n',
 };
 
 export function service(id: string, extra = ''): string {
