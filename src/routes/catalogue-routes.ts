@@ -25,9 +25,9 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
   const serviceLists = new LRUCache<string, Buffer>({ max: 512 });
 
   return [
-    read('/api/v1/health', { summary: 'Service health and catalogue counts', response: 'health' }, () => ({ data: health() })),
+    read('/api/v1/health', { summary: 'Service health and catalogue counts', response: 'health', tag: 'meta', operationId: 'getHealth', description: 'Status, version, uptime in seconds, the catalogue counts, and the catalogue revision in force with the last reload error. A counted read; container health checks should use GET /livez and GET /readyz, which are never rate-limited.' }, () => ({ data: health() })),
     read('/api/v1/services', {
-      summary: 'Companion services; filters combine',
+      summary: 'Companion services; filters combine', operationId: 'listServices',
       response: 'serviceList',
       query: [
         { name: 'category', description: 'a category id' },
@@ -52,20 +52,20 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
       serviceLists.set(key, body);
       return { envelope: body };
     }),
-    read('/api/v1/services/:id', { summary: 'One companion service', response: 'service' }, ({ params }) => {
+    read('/api/v1/services/:id', { summary: 'One companion service', response: 'service', operationId: 'getService' }, ({ params }) => {
       const service = servicesById.get(params.id!);
       if (!service) throw new ApiError('NOT_FOUND', `service "${params.id}" does not exist${didYouMean(params.id!, servicesById.keys())}`);
       return { envelope: service };
     }),
-    read('/api/v1/skills', { summary: 'Skill packs', response: 'skillPackList' }, () => ({ envelope: skills })),
-    read('/api/v1/presets', { summary: 'Presets (list form)', response: 'presetList' }, () => ({ envelope: presets })),
-    read('/api/v1/presets/:name', { summary: 'One preset (detail form, with a memory estimate)', response: 'presetDetail' }, ({ params }) => {
+    read('/api/v1/skills', { summary: 'Skill packs', response: 'skillPackList', operationId: 'listSkillPacks' }, () => ({ envelope: skills })),
+    read('/api/v1/presets', { summary: 'Presets (list form)', response: 'presetList', operationId: 'listPresets' }, () => ({ envelope: presets })),
+    read('/api/v1/presets/:name', { summary: 'One preset (detail form, with a memory estimate)', response: 'presetDetail', operationId: 'getPreset' }, ({ params }) => {
       const detail = presetDetails.get(params.name!);
       if (!detail) throw new ApiError('NOT_FOUND', `preset "${params.name}" does not exist${didYouMean(params.name!, presetDetails.keys())}`);
       return { envelope: detail };
     }),
-    read('/api/v1/frameworks', { summary: 'Agent frameworks: the values of primaryFramework and companionFrameworks', response: 'frameworkList' }, () => ({ envelope: frameworks })),
-    read('/api/v1/proxies', { summary: 'Reverse proxies: the values of proxy (besides none)', response: 'proxyList' }, () => ({ envelope: proxies })),
+    read('/api/v1/frameworks', { summary: 'Agent frameworks: the values of primaryFramework and companionFrameworks', response: 'frameworkList', operationId: 'listFrameworks' }, () => ({ envelope: frameworks })),
+    read('/api/v1/proxies', { summary: 'Reverse proxies: the values of proxy (besides none)', response: 'proxyList', operationId: 'listProxies' }, () => ({ envelope: proxies })),
   ];
 }
 

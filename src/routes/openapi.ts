@@ -1,19 +1,62 @@
-// GET /api/v1/openapi.json: an OpenAPI 3.1 description assembled from the route table and the same JSON
-// Schemas that validate requests (schemas/*-request.schema.json) and the tests hold responses to
+// GET /api/v1/openapi.json: the raw OpenAPI 3.1 document (the one answer outside the envelope, so
+// OpenAPI tools read the URL as it is), assembled from the route table and the same JSON Schemas that
+// validate requests (schemas/*-request.schema.json) and that the tests hold responses to
 // (schemas/api-responses.schema.json), so it cannot drift from the behaviour.
-import { API_ERRORS } from '../errors.js';
+import { API_ERRORS, type ApiErrorCode } from '../errors.js';
 import { schemaDocument } from '../schemas.js';
 import type { Route } from './types.js';
 
 const REQUEST_SCHEMAS = { GenerateRequest: 'generate-request', ValidateRequest: 'validate-request' } as const;
+export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 export function openApiRoute(routes: Route[], version: string): Route {
-  const document = buildDocument(routes, version);
-  return {
-    method: 'GET', path: '/api/v1/openapi.json', bucket: 'read', auth: false,
-    doc: { summary: 'This OpenAPI description' },
-    handle: () => ({ data: document }),
+  let body: Buffer | undefined;
+  const self: Route = {
+    method: 'GET', path: OPENAPI_PATH, bucket: 'read', auth: false,
+    doc: { summary: 'This OpenAPI document (raw, not in the envelope)', tag: 'meta', operationId: 'getOpenApi', description: 'The OpenAPI 3.1 description of the API, served as the bare document so that OpenAPI tools (linters, client generators, API explorers) can read this URL directly.', raw: true },
+    handle: () => {
+      body ??= Buffer.from(JSON.stringify(buildDocument([...routes, self], version)));
+      return { body, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-cache' } };
+    },
   };
+  return self;
+}
+
+const RATE_HEADERS = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+};
+
+const HEADERS = {
+  RateLimitLimit: { description: 'requests this caller may make in the current window of its bucket (read, write or generate)', schema: { type: 'integer', minimum: 1 } },
+  RateLimitRemaining: { description: 'requests left in the current window', schema: { type: 'integer', minimum: 0 } },
+  RateLimitReset: { description: 'seconds from now until the window resets (a delay, not a timestamp)', schema: { type: 'integer', minimum: 0 } },
+  RetryAfter: { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
+  WWWAuthenticate: { description: 'the scheme to use: Bearer', schema: { type: 'string' } },
+  Allow: { description: 'the methods this path accepts', schema: { type: 'string' } },
+  ContentDisposition: { description: 'attachment; filename="<stack name>.tar.gz"', schema: { type: 'string' } },
+  ETag: { description: 'a tag of this answer; send it back in If-None-Match to get 304 while the catalogue is unchanged', schema: { type: 'string' } },
+};
+
+/** What an error response of a code carries, beside the envelope: typed details and headers. */
+const ERROR_DETAILS: Partial<Record<ApiErrorCode, unknown>> = {
+  VALIDATION_ERROR: { type: 'object', properties: { errors: { type: 'array', items: { type: 'string' }, description: 'every problem, each naming the field and what to fix' } }, required: ['errors'] },
+  CONFLICT: {
+    type: 'object',
+    properties: { conflicts: { type: 'array', items: { type: 'object', properties: { services: { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 2 } }, required: ['services'] } } },
+    required: ['conflicts'],
+  },
+};
+const ERROR_HEADERS: Partial<Record<ApiErrorCode, Record<string, unknown>>> = {
+  UNAUTHORIZED: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } },
+  METHOD_NOT_ALLOWED: { Allow: { $ref: '#/components/headers/Allow' } },
+  RATE_LIMITED: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+  SERVICE_UNAVAILABLE: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+};
+
+function errorSchemaName(code: ApiErrorCode): string {
+  return `Error${code.toLowerCase().split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('')}`;
 }
 
 function buildDocument(routes: Route[], version: string): Record<string, unknown> {
@@ -27,32 +70,68 @@ function buildDocument(routes: Route[], version: string): Record<string, unknown
   }
   const responses = schemaDocument('api-responses').$defs as Record<string, unknown>;
   for (const [name, schema] of Object.entries(responses)) {
+    // the general error shape is given per code below
+    if (name === 'error') continue;
     schemas[name] = rewriteRefs(schema, (ref) => ref.replace(/^#\/\$defs\//, '#/components/schemas/'));
+  }
+  for (const code of Object.keys(API_ERRORS) as ApiErrorCode[]) {
+    const details = ERROR_DETAILS[code];
+    schemas[errorSchemaName(code)] = {
+      type: 'object',
+      description: `${code}: ${API_ERRORS[code].meaning}`,
+      properties: {
+        ok: { const: false },
+        error: {
+          type: 'object',
+          properties: { code: { const: code }, message: { type: 'string', description: 'what went wrong and what to do' }, ...(details ? { details } : {}) },
+          required: details ? ['code', 'message', 'details'] : ['code', 'message'],
+        },
+      },
+      required: ['ok', 'error'],
+    };
   }
 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
     const doc = route.doc;
-    const op: Record<string, unknown> = { summary: doc?.summary ?? route.path, operationId: operationId(route) };
-    const params = [...(route.path.match(/:([A-Za-z]+)/g) ?? []).map((p) => ({ name: p.slice(1), in: 'path', required: true, schema: { type: 'string' } })),
+    const op: Record<string, unknown> = {
+      operationId: operationId(route),
+      summary: doc?.summary ?? route.path,
+      description: doc?.description ?? doc?.summary ?? route.path,
+      tags: [doc?.tag ?? (route.method === 'POST' ? 'stacks' : 'catalogue')],
+      security: route.auth ? [{ bearer: [] }] : [],
+    };
+    const params = [...(route.path.match(/:([A-Za-z]+)/g) ?? []).map((p) => ({ name: p.slice(1), in: 'path', required: true, description: `the ${p.slice(1)} of the entry`, schema: { type: 'string' } })),
       ...(doc?.query ?? []).map((q) => ({ name: q.name, in: 'query', required: false, description: q.description, schema: { type: 'string' } }))];
     if (params.length) op.parameters = params;
-    if (route.auth) op.security = [{ bearer: [] }];
     if (doc?.requestBody) op.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${doc.requestBody}` } } } };
-    const ok = doc?.response
-      ? { description: 'success', content: { 'application/json': { schema: envelope(doc.response) }, ...(doc.download ? { [doc.download]: { schema: { type: 'string', format: 'binary' } } } : {}) } }
-      : { description: 'success' };
-    op.responses = { 200: ok, ...errorResponses(route) };
+    op.responses = { ...successResponses(route), ...errorResponses(route) };
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: op };
   }
 
   return {
     openapi: '3.1.0',
-    info: { title: 'Stackwright stack generation service', version, description: 'Generates Docker Compose stacks for AI-agent frameworks. Every response is the envelope { ok, data } or { ok: false, error }, except the tar download.' },
+    info: {
+      title: 'Stackwright stack generation service',
+      version,
+      description: 'Generates the files of Docker Compose stacks for AI-agent frameworks. Every answer is the JSON envelope { ok: true, data } or { ok: false, error: { code, message, details? } }, except the .tar.gz of generate (format: "tar") and this document. Every answer carries X-RateLimit-* headers for the bucket the operation counts against (read, write, generate).',
+      license: { name: 'MIT', identifier: 'MIT' },
+      contact: { name: 'Stackwright maintainers', url: 'https://github.com/stackwright/stackwright' },
+    },
     servers: [{ url: '/' }],
+    security: [{ bearer: [] }],
+    tags: [
+      { name: 'catalogue', description: 'Services, skill packs, presets, frameworks and proxies (public reads)' },
+      { name: 'stacks', description: 'Validate a selection and generate its files (API key needed)' },
+      { name: 'meta', description: 'Health and this document' },
+    ],
     paths,
-    components: { schemas, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'a key from STACK_API_KEY' } } },
+    components: {
+      schemas,
+      headers: HEADERS,
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'one of the keys set in STACK_API_KEY' } },
+    },
   };
 }
 
@@ -60,20 +139,54 @@ function envelope(response: string) {
   return { type: 'object', properties: { ok: { const: true }, data: { $ref: `#/components/schemas/${response}` } }, required: ['ok', 'data'] };
 }
 
-function errorResponses(route: Route): Record<string, unknown> {
-  const codes: (keyof typeof API_ERRORS)[] = ['RATE_LIMITED', 'INTERNAL_ERROR'];
-  if (route.method === 'POST' || route.doc?.query) codes.unshift('VALIDATION_ERROR');
-  if (route.auth) codes.unshift('UNAUTHORIZED');
-  if (route.path.includes(':')) codes.unshift('NOT_FOUND');
-  if (route.doc?.conflict) codes.unshift('CONFLICT');
-  const out: Record<string, unknown> = {};
-  for (const code of codes) {
-    out[API_ERRORS[code].status] = { description: `${code}: ${API_ERRORS[code].meaning}`, content: { 'application/json': { schema: { $ref: '#/components/schemas/error' } } } };
+function successResponses(route: Route): Record<string, unknown> {
+  const doc = route.doc;
+  if (doc?.raw) {
+    return { 200: { description: 'the OpenAPI document', headers: RATE_HEADERS, content: { 'application/json': { schema: { type: 'object', description: 'an OpenAPI 3.1 document' } } } } };
   }
+  const content: Record<string, unknown> = { 'application/json': { schema: doc?.response ? envelope(doc.response) : { type: 'object' } } };
+  const headers: Record<string, unknown> = { ...RATE_HEADERS };
+  if (doc?.download) {
+    content[doc.download] = { schema: { type: 'string', format: 'binary', description: 'the bundle as a gzip-compressed tar, every file under <name>/' } };
+    headers['Content-Disposition'] = { $ref: '#/components/headers/ContentDisposition' };
+  }
+  const out: Record<string, unknown> = {
+    200: {
+      description: doc?.download ? 'the bundle: JSON by default; with "format": "tar" in the body, the .tar.gz (application/gzip)' : 'success',
+      headers: route.method === 'GET' ? { ...headers, ETag: { $ref: '#/components/headers/ETag' } } : headers,
+      content,
+    },
+  };
+  if (route.method === 'GET') out[304] = { description: 'not modified: the If-None-Match tag still matches', headers: RATE_HEADERS };
+  return out;
+}
+
+function errorResponses(route: Route): Record<string, unknown> {
+  const codes: ApiErrorCode[] = [];
+  if (route.method === 'POST' || route.doc?.query) codes.push('VALIDATION_ERROR');
+  if (route.auth) codes.push('UNAUTHORIZED');
+  if (route.path.includes(':')) codes.push('NOT_FOUND');
+  codes.push('METHOD_NOT_ALLOWED');
+  if (route.doc?.conflict) codes.push('CONFLICT');
+  // the HTTP parser's own refusals can meet any operation
+  codes.push('REQUEST_TIMEOUT', 'RATE_LIMITED', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR');
+  if (route.bucket === 'generate') codes.push('SERVICE_UNAVAILABLE');
+  const out: Record<string, unknown> = {};
+  const respond = (status: number, code: ApiErrorCode, description: string) => {
+    out[status] = {
+      description,
+      headers: { ...RATE_HEADERS, ...ERROR_HEADERS[code] },
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${errorSchemaName(code)}` } } },
+    };
+  };
+  for (const code of codes) respond(API_ERRORS[code].status, code, `${code}: ${API_ERRORS[code].meaning}`);
+  // an oversized body is a VALIDATION_ERROR with its own status (docs/decisions.md)
+  if (route.method === 'POST') respond(413, 'VALIDATION_ERROR', 'VALIDATION_ERROR: the body is larger than STACK_BODY_LIMIT_BYTES');
   return out;
 }
 
 function operationId(route: Route): string {
+  if (route.doc?.operationId) return route.doc.operationId;
   const words = route.path.replace('/api/v1/', '').split(/[/.:-]/).filter(Boolean);
   return route.method.toLowerCase() + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
 }

@@ -26,6 +26,14 @@ export interface RouteDoc {
   /** content type of an alternative download answer */
   download?: string;
   conflict?: boolean;
+  /** longer text for the operation (the summary otherwise) */
+  description?: string;
+  /** catalogue, stacks or meta (by method otherwise) */
+  tag?: string;
+  /** a readable operationId (one built from the path otherwise) */
+  operationId?: string;
+  /** the answer is not in the envelope (the OpenAPI document itself) */
+  raw?: boolean;
 }
 
 export interface Route {

@@ -14,12 +14,12 @@ export function writeRoutes({ generator, generations }: { generator: Generator; 
   return [
     {
       method: 'POST', path: '/api/v1/validate', bucket: 'write', auth: true,
-      doc: { summary: 'Resolve and check a selection without generating files', requestBody: 'ValidateRequest', response: 'validation' },
+      doc: { summary: 'Resolve and check a selection without generating files', requestBody: 'ValidateRequest', response: 'validation', operationId: 'validateStack', description: 'Resolves the selection (preset, services with their requirements, skill packs, frameworks, proxy) and reports warnings, the resolved services and skill packs and a memory estimate, without generating files. Conflicts are warnings here and 409 on generate.' },
       handle: ({ body }) => ({ data: validateStack(generator, body) }),
     },
     {
       method: 'POST', path: '/api/v1/generate', bucket: 'generate', auth: true,
-      doc: { summary: 'Generate the files of a stack: JSON bundle, or a .tar.gz with format tar', requestBody: 'GenerateRequest', response: 'bundle', download: 'application/gzip', conflict: true },
+      doc: { summary: 'Generate the files of a stack: JSON bundle, or a .tar.gz with format tar', requestBody: 'GenerateRequest', response: 'bundle', download: 'application/gzip', conflict: true, operationId: 'generateStack', description: 'Generates every file of the stack. The answer is the JSON bundle unless the body has "format": "tar", which returns the .tar.gz (application/gzip, Content-Disposition attachment). The same request gives the same bytes for the same catalogue revision.' },
       handle: async ({ body }) => {
         const { bundle, tar } = await generateStack(generator, generations, body);
         if (tar) {

@@ -44,23 +44,31 @@ describe('responses match schemas/api-responses.schema.json', () => {
 });
 
 describe('GET /api/v1/openapi.json', () => {
-  test('describes every route with its request and response schemas', async () => {
-    const doc = await okData(await server.get('/api/v1/openapi.json'));
-    assert.equal(doc.openapi, '3.1.0');
+  test('is the raw OpenAPI document describing every route with its request and response schemas', async () => {
+    const res = await server.get('/api/v1/openapi.json');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    const doc = await res.json();
+    assert.equal(doc.openapi, '3.1.0', 'no envelope around the document');
     assert.equal(doc.info.version, '9.8.7');
     const expected = ['get /api/v1/health', 'get /api/v1/services', 'get /api/v1/services/{id}', 'get /api/v1/skills', 'get /api/v1/presets',
-      'get /api/v1/presets/{name}', 'get /api/v1/frameworks', 'get /api/v1/proxies', 'post /api/v1/validate', 'post /api/v1/generate'];
+      'get /api/v1/presets/{name}', 'get /api/v1/frameworks', 'get /api/v1/proxies', 'post /api/v1/validate', 'post /api/v1/generate', 'get /api/v1/openapi.json'];
     const actual = Object.entries(doc.paths as Record<string, object>).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
     assert.deepEqual(actual.sort(), expected.sort());
     const generate = doc.paths['/api/v1/generate'].post;
     assert.deepEqual(generate.security, [{ bearer: [] }]);
+    assert.deepEqual(doc.paths['/api/v1/services'].get.security, [], 'public reads say so');
     assert.equal(generate.requestBody.content['application/json'].schema.$ref, '#/components/schemas/GenerateRequest');
-    assert.ok(generate.responses['409'] && generate.responses['429'] && generate.responses['401']);
+    for (const status of ['401', '405', '409', '413', '429', '503']) assert.ok(generate.responses[status], status);
+    assert.deepEqual(generate.responses['200'].content['application/gzip'].schema, { type: 'string', format: 'binary', description: generate.responses['200'].content['application/gzip'].schema.description });
+    assert.ok(generate.responses['200'].headers['X-RateLimit-Remaining'] && generate.responses['429'].headers['Retry-After'] && generate.responses['401'].headers['WWW-Authenticate']);
+    assert.equal(doc.components.schemas.ErrorValidationError.properties.error.properties.details.properties.errors.items.type, 'string');
+    assert.equal(doc.components.schemas.ErrorConflict.properties.error.properties.code.const, 'CONFLICT');
     // the request schema is the one the server validates with, refs rewritten to stay inside the document
     assert.equal(doc.components.schemas.GenerateRequest.properties.name.pattern, '^[a-z0-9][a-z0-9_-]*$');
     assert.equal(doc.components.schemas.ValidateRequest.properties.name.$ref, '#/components/schemas/GenerateRequest/properties/name');
     const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
-    for (const ref of refs) assert.match(ref, /"#\/components\/schemas\//, ref);
+    for (const ref of refs) assert.match(ref, /"#\/components\/(schemas|headers)\//, ref);
   });
 });
 
