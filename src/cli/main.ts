@@ -126,7 +126,8 @@ export async function runCli(argv: string[], io: Output = terminalOutput()): Pro
       case 'mcp': {
         if (positionals.length) throw new UsageError('mcp takes no arguments');
         const { runStdioServer } = await import('../mcp/stdio.js');
-        await runStdioServer();
+        // a catalogue that does not load is a failure with its problems listed, not a stack trace
+        await runStdioServer().catch((e: Error) => { throw new CliFailure(`cannot start the MCP server: ${e.message}`); });
         return new Promise<number>(() => undefined);
       }
       case 'lint': {

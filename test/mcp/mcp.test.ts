@@ -213,7 +213,7 @@ describe('MCP over stdio', () => {
   test('the same tools and the same files as the HTTP API', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', path.join(REPO_ROOT, 'src/mcp/stdio-main.ts')],
+      args: ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts'), 'mcp'],
       cwd: REPO_ROOT,
       stderr: 'pipe',
       env: { ...process.env as Record<string, string> },
