@@ -57,20 +57,37 @@ describe('requests the HTTP parser rejects get the JSON envelope', () => {
 
 describe('generation is bounded', () => {
   test('beyond the generations already waiting, a generate gets 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
-    const server = await startServer({ STACK_GENERATE_QUEUE: '0' });
+    const server = await startServer({ STACK_GENERATE_QUEUE: '1' });
+    // generations are held until the test lets them go, so the queue fills without depending on speed
+    const generator = server.engine.current.generator;
+    const real = generator.generate.bind(generator);
+    const started: (() => void)[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((r) => { release = r; });
+    generator.generate = ((request: Parameters<typeof real>[0]) => new Promise((resolve) => {
+      started.push(() => undefined);
+      void released.then(() => resolve(real(request)));
+    })) as unknown as typeof generator.generate;
     try {
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => server.post('/api/v1/generate', { name: `burst-${i}`, preset: 'full-stack' })));
-      const ok = answers.filter((r) => r.status === 200);
-      const busy = answers.filter((r) => r.status === 503);
-      assert.equal(ok.length + busy.length, 10, answers.map((r) => r.status).join());
-      assert.ok(ok.length >= 1 && busy.length >= 1, answers.map((r) => r.status).join());
-      for (const r of busy) {
+      // two run (the queue's concurrency) and are held there
+      const running = [0, 1].map((i) => server.post('/api/v1/generate', { name: `held-${i}`, preset: 'web-agent' }));
+      while (started.length < 2) await new Promise((r) => setTimeout(r, 5));
+      // of three more, one may wait (STACK_GENERATE_QUEUE=1) and two are refused at once, whatever their order
+      const answered: Response[] = [];
+      const more = [2, 3, 4].map((i) => server.post('/api/v1/generate', { name: `burst-${i}`, preset: 'web-agent' }).then((r) => { answered.push(r); return r; }));
+      while (answered.length < 2) await new Promise((r) => setTimeout(r, 5));
+      for (const r of answered) {
+        assert.equal(r.status, 503);
         assert.equal(r.headers.get('retry-after'), '1');
         assert.equal((await r.json() as { error: { code: string } }).error.code, 'SERVICE_UNAVAILABLE');
       }
+      release();
+      assert.deepEqual((await Promise.all(running)).map((r) => r.status), [200, 200]);
+      assert.deepEqual((await Promise.all(more)).map((r) => r.status).sort(), [200, 503, 503], 'the waiting one is answered once a turn is free');
       // and once the burst is over, generating works again
-      assert.equal((await server.post('/api/v1/generate', { name: 'after', preset: 'full-stack' })).status, 200);
+      assert.equal((await server.post('/api/v1/generate', { name: 'after', preset: 'web-agent' })).status, 200);
     } finally {
+      release();
       await server.close();
     }
   });

@@ -22,6 +22,8 @@ export function shippedCatalogue(): Catalogue {
 export interface TestServer {
   url: string;
   config: Config;
+  /** the engine the server answers from (a test may hold a generation to see the queue fill) */
+  engine: LiveEngine;
   close(): Promise<void>;
   get(path: string, headers?: Record<string, string>): Promise<Response>;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
@@ -33,15 +35,17 @@ export async function startServer(env: Record<string, string> = {}, store?: Rate
   });
   const catalogue = shippedCatalogue();
   const rateLimiter = new RateLimiter(config.rateLimits, store ?? new MemoryRateLimitStore());
+  const engine = new LiveEngine(catalogue, config);
   const server = createServer({
     config, keys: new ApiKeys([KEY, SECOND_KEY]), rateLimiter,
-    engine: new LiveEngine(catalogue, config), version: '9.8.7', startedAt: Date.now(),
+    engine, version: '9.8.7', startedAt: Date.now(),
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     config,
+    engine,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
