@@ -46,6 +46,8 @@ function matrix(): GenerateRequest[] {
       if (services.some((id) => catalogue.services.get(id)!.manifest.native)) cases.push({ name: `${name}-bm`, services, deploymentType: 'bare-metal', proxy: 'caddy' });
     });
   });
+  // exactly one value the user must set: start.sh's list of required keys holds one word (shellcheck SC2043 once)
+  cases.push({ name: 'one-required', services: ['wg-easy'], proxy: 'caddy', domain: 'example.com' });
   cases.push({ name: 'gpu-arm', preset: 'local-ai', gpu: true, platform: 'linux/arm64', proxy: 'nginx' });
   cases.push({ name: 'amd-full', preset: 'full-stack', platform: 'linux/amd64', proxy: 'traefik', domain: 'stack.example.com', primaryFramework: 'memu', companionFrameworks: ['codex', 'nanoclaw'] });
   return cases;
