@@ -2,7 +2,8 @@
 //   in process: cold and warm generate of the largest preset, tar size and time
 //   processes:  start to ready (spawn → "listening" line)
 //   HTTP:       requests/second of GET /services and POST /generate, load from this process (autocannon)
-//               against the server in a child process, rate limits raised for the run
+//               against the server in a child process, rate limits raised for the run; the ceiling is a
+//               bare node:http process sending the same bytes; the server's RSS after the runs
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -80,10 +81,21 @@ console.log(`  warm, repeated request (bundle cache hit):  median ${ms(w.median)
 console.log(`  warm, fragment cache only (bundle rebuilt): median ${ms(f.median)}, p99 ${ms(f.p99)} (n=${f.n})`);
 console.log(`  warm, no caches at all:                     median ${ms(u.median)}, p99 ${ms(u.p99)}; fragments save ${(u.median / f.median).toFixed(2)}x`);
 console.log(`  bundle: ${Object.keys(bundle.files).length} files, ${Object.values(bundle.files).reduce((s, f) => s + f.length, 0)} bytes`);
-console.log(`  tar.gz of a fresh bundle: ${tarSize} bytes, median ${ms(t.median)}, p99 ${ms(t.p99)} (n=${t.n})\n`);
+console.log(`  tar.gz of a fresh bundle: ${tarSize} bytes, median ${ms(t.median)}, p99 ${ms(t.p99)} (n=${t.n})`);
+
+// the largest stack: every framework (one primary, the rest companions) on the largest preset, a new
+// name each time (the bundle cache misses; the fragment cache is warm)
+{
+  const frameworks = [...catalogue.frameworks.keys()];
+  const everything = (i: number): GenerateRequest => ({ ...request, name: `all-${i}`, primaryFramework: frameworks[0], companionFrameworks: frameworks.slice(1) });
+  for (let i = 0; i < 50; i++) generator.generate(everything(i));
+  const all = stats(Array.from({ length: quick ? 200 : 1000 }, (_, i) => time(() => generator.generate(everything(1000 + i)))));
+  const containers = (generator.generate(everything(0)).files['docker-compose.yml'].match(/^ {2}[a-z0-9-]+:$/gm) ?? []).length;
+  console.log(`  every framework on it (${frameworks.length} frameworks, ${containers} containers), new name each: median ${ms(all.median)}, p99 ${ms(all.p99)} (n=${all.n})\n`);
+}
 
 // ---- start to ready
-async function startServer(env: Record<string, string>): Promise<{ ms: number; reported: number; port: number; stop: () => void }> {
+async function startServer(env: Record<string, string>): Promise<{ ms: number; reported: number; port: number; pid: number; stop: () => void }> {
   const started = performance.now();
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/main.js')], {
     env: { ...process.env, PORT: '0', STACK_API_KEY: 'bench', ...env }, stdio: ['ignore', 'pipe', 'inherit'],
@@ -93,7 +105,7 @@ async function startServer(env: Record<string, string>): Promise<{ ms: number; r
     child.stdout.on('data', (d: Buffer) => {
       out += d;
       const m = /listening on http:\/\/[^:]+:(\d+)\/api\/v1 \(ready (\d+) ms/.exec(out);
-      if (m) resolvePromise({ ms: performance.now() - started, reported: Number(m[2]), port: Number(m[1]), stop: () => child.kill() });
+      if (m) resolvePromise({ ms: performance.now() - started, reported: Number(m[2]), port: Number(m[1]), pid: child.pid!, stop: () => child.kill() });
     });
     child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
   });
@@ -121,8 +133,35 @@ async function load(title: string, opts: autocannon.Options) {
   console.log(`  ${title}: ${Math.round(r.requests.average)} req/s (median latency ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors)`);
   return r.requests.average;
 }
+/** Resident memory of a process in MB (Linux /proc), or NaN elsewhere. */
+function rssMB(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+// the ceiling: a bare node:http server in its own process sending the same bytes and headers as GET /services
+const servicesBody = Buffer.from(await (await fetch(`${base}/api/v1/services`)).arrayBuffer());
+const bodyFile = path.join(REPO_ROOT, 'dist', 'bench-services-body.json');
+fs.writeFileSync(bodyFile, servicesBody);
+const bare = spawn(process.execPath, ['-e', `
+  const body = require('fs').readFileSync(${JSON.stringify(bodyFile)});
+  const server = require('http').createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, 'Cache-Control': 'no-cache', ETag: '"x"', 'X-RateLimit-Limit': '1000000000', 'X-RateLimit-Remaining': '999999999', 'X-RateLimit-Reset': '60' });
+    res.end(body);
+  });
+  server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
+`], { stdio: ['ignore', 'pipe', 'inherit'] });
+const barePort = await new Promise<number>((r) => bare.stdout.on('data', (d: Buffer) => { const m = /port (\d+)/.exec(String(d)); if (m) r(Number(m[1])); }));
+
 console.log(`HTTP over loopback, ${duration} s each, 32 connections`);
-await load('GET /api/v1/services', { url: `${base}/api/v1/services`, connections: 32 });
+const ceiling = await load(`bare node:http sending the same ${servicesBody.length} bytes (the ceiling)`, { url: `http://127.0.0.1:${barePort}/`, connections: 32 });
+bare.kill();
+const services = await load('GET /api/v1/services', { url: `${base}/api/v1/services`, connections: 32 });
+console.log(`    = ${(100 * services / ceiling).toFixed(0)}% of the ceiling`);
 await load(`POST /api/v1/generate (${largest.id}, json)`, {
   url: `${base}/api/v1/generate`, connections: 32, method: 'POST',
   headers: { 'content-type': 'application/json', authorization: 'Bearer bench' }, body: JSON.stringify(request),
@@ -160,5 +199,18 @@ await load(`POST /api/v1/generate (${largest.id}, a new name each request: bundl
   console.log(`\n${burst} concurrent generates (new names) while probing /api/v1/health every 10 ms on new connections`);
   console.log(`  burst done in ${((performance.now() - t0) / 1000).toFixed(1)} s; answers: ${[...statuses].map(([code, n]) => `${n}x ${code || 'error'}`).join(', ')}`);
   console.log(`  health probe: median ${ms(h.median)}, p99 ${ms(h.p99)} (n=${h.n})`);
+}
+
+// memory: the server's resident set after all of the above, then holding 1,000 open connections
+{
+  const net = await import('node:net');
+  console.log(`\nserver memory (RSS): ${rssMB(server.pid).toFixed(0)} MB after the runs above`);
+  const sockets = await Promise.all(Array.from({ length: 1000 }, () => new Promise<import('node:net').Socket>((r) => {
+    const socket = net.connect(server.port, '127.0.0.1', () => r(socket));
+    socket.on('error', () => r(socket));
+  })));
+  await new Promise((r) => setTimeout(r, 500));
+  console.log(`  with 1,000 idle connections open: ${rssMB(server.pid).toFixed(0)} MB`);
+  for (const socket of sockets) socket.destroy();
 }
 server.stop();
