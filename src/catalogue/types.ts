@@ -99,7 +99,7 @@ export interface ServiceManifest extends ContainerManifest {
   gpu?: 'none' | 'optional' | 'required';
   gpuImageTag?: string;
   native?: NativeRecipe;
-  databaseServer?: { setup: string; superuserPasswordEnv: string; port: number; clientUrl: string };
+  databaseServer?: { setup: string; superuserPasswordEnv: string; port: number; clientUrl: string; hostEnv?: string };
 }
 
 export interface FrameworkManifest extends ContainerManifest {

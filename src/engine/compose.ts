@@ -80,8 +80,8 @@ function extraContainers(model: StackModel, logging: unknown): Map<string, Recor
     const environment: Record<string, string> = {};
     const view = containerView([]);
     for (const spec of m.environment ?? []) if (envApplies(spec, model.plugins)) environment[spec.name] = envReference(server, spec, model.plugins, view);
-    // where the script finds the server (libpq and most clients read PGHOST)
-    environment.PGHOST = serverId;
+    // where the script finds the server (PGHOST unless the server names its client's variable)
+    environment[setup.hostEnv ?? 'PGHOST'] = serverId;
     for (const db of model.databases.filter((d) => d.server === serverId)) {
       environment[db.passwordVariable] = `\${${db.passwordVariable}:?${db.passwordVariable} is empty: run scripts/start.sh to generate it}`;
     }

@@ -1,0 +1,89 @@
+// The MySQL setup script (config/mysql/create-databases.sh) against a real server: Debian's MariaDB
+// (installed by `npm run setup:test-tools`; the script uses only SQL MySQL 8.4 and MariaDB share),
+// started on a private port for this file. Each consumer gets its user and database and reaches only
+// its own, a second run changes nothing, a changed password takes effect, a wrong root password makes nothing.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { readConfig } from '../../src/config.js';
+import { Generator } from '../../src/engine/generate.js';
+import { shippedCatalogue } from '../support/server.js';
+
+const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir, 50);
+const PORT = 53306;
+const ROOTPASS = 'root-secret-1';
+const asRoot = process.getuid?.() === 0;
+
+let dir: string;
+let server: ChildProcess | undefined;
+
+function mysql(user: string, password: string, sql: string, database = ''): { status: number | null; stdout: string; stderr: string } {
+  const args = ['-h', '127.0.0.1', '-P', String(PORT), `-u${user}`, '--batch', '--skip-column-names', '-e', sql];
+  if (database) args.push(database);
+  return spawnSync('mysql', args, { encoding: 'utf8', env: { ...process.env, MYSQL_PWD: password }, timeout: 20_000 });
+}
+
+function runSetup(name: string, services: string[], env: Record<string, string>) {
+  const script = generator.generate({ name, services }).files['config/mysql/create-databases.sh'];
+  assert.ok(script, 'the stack has a MySQL setup script');
+  const file = path.join(dir, `setup-${name}.sh`);
+  fs.writeFileSync(file, script);
+  return spawnSync('sh', [file], {
+    encoding: 'utf8', timeout: 60_000,
+    env: { PATH: process.env.PATH, MYSQL_HOST: '127.0.0.1', MYSQL_TCP_PORT: String(PORT), MYSQL_ROOT_PASSWORD: ROOTPASS, MYSQL_USER: 'stack', ...env },
+  });
+}
+
+describe('database setup against a real MySQL-compatible server (MariaDB)', () => {
+  before(async () => {
+    assert.ok(fs.existsSync('/usr/sbin/mariadbd'), 'MariaDB is missing: run npm run setup:test-tools');
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-mysql-'));
+    const data = path.join(dir, 'data');
+    const user = asRoot ? ['--user=mysql'] : [];
+    if (asRoot) spawnSync('chown', ['-R', 'mysql:', dir]);
+    fs.chmodSync(dir, 0o755);
+    const init = spawnSync('mariadb-install-db', ['--no-defaults', `--datadir=${data}`, ...user, '--auth-root-authentication-method=normal', '--skip-test-db'], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(init.status, 0, init.stderr + init.stdout);
+    server = spawn('/usr/sbin/mariadbd', ['--no-defaults', `--datadir=${data}`, ...user, `--port=${PORT}`, '--bind-address=127.0.0.1', `--socket=${path.join(dir, 'sock')}`, `--pid-file=${path.join(dir, 'pid')}`, '--skip-log-bin'], { stdio: 'ignore' });
+    const sock = path.join(dir, 'sock');
+    for (let i = 0; i < 300 && !fs.existsSync(sock); i++) await new Promise((r) => setTimeout(r, 100));
+    // the root account the stack's server has: a password, reachable over TCP
+    const setRoot = spawnSync('mysql', ['--no-defaults', `--socket=${sock}`, '-uroot', '-e',
+      `ALTER USER 'root'@'localhost' IDENTIFIED BY '${ROOTPASS}'; CREATE USER 'root'@'%' IDENTIFIED BY '${ROOTPASS}'; GRANT ALL PRIVILEGES ON *.* TO 'root'@'%' WITH GRANT OPTION;`], { encoding: 'utf8' });
+    assert.equal(setRoot.status, 0, setRoot.stderr);
+  });
+
+  after(() => {
+    server?.kill('SIGKILL');
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const first = { BOOKSTACK_DB_PASSWORD: 'bookstack-pass-1', MATOMO_MATOMO_DATABASE_PASSWORD: "mat'omo\\pass-1" };
+
+  test('each consumer gets its own user and database, and reaches only its own', () => {
+    const res = runSetup('my1', ['bookstack', 'matomo'], first);
+    assert.equal(res.status, 0, res.stderr + res.stdout);
+    assert.match(res.stdout, /database bookstack \(user bookstack\) ready/);
+    assert.equal(mysql('bookstack', first.BOOKSTACK_DB_PASSWORD, 'CREATE TABLE t (x int); SELECT DATABASE();', 'bookstack').stdout.trim(), 'bookstack');
+    assert.equal(mysql('matomo', first.MATOMO_MATOMO_DATABASE_PASSWORD, 'SELECT 1', 'matomo').stdout.trim(), '1', 'a password with a quote and a backslash works');
+    assert.notEqual(mysql('bookstack', first.BOOKSTACK_DB_PASSWORD, 'SELECT 1', 'matomo').status, 0, 'bookstack cannot open matomo');
+    assert.notEqual(mysql('bookstack', first.BOOKSTACK_DB_PASSWORD, 'CREATE DATABASE other').status, 0, 'no rights beyond its database');
+  });
+
+  test('a second run changes nothing; a password changed in .env takes effect', () => {
+    assert.equal(runSetup('my2', ['bookstack', 'matomo'], first).status, 0);
+    assert.equal(mysql('bookstack', first.BOOKSTACK_DB_PASSWORD, 'SELECT COUNT(*) FROM t', 'bookstack').stdout.trim(), '0', 'the data stays');
+    assert.equal(runSetup('my3', ['bookstack', 'matomo'], { ...first, BOOKSTACK_DB_PASSWORD: 'bookstack-pass-2' }).status, 0);
+    assert.equal(mysql('bookstack', 'bookstack-pass-2', 'SELECT 1', 'bookstack').stdout.trim(), '1');
+    assert.notEqual(mysql('bookstack', first.BOOKSTACK_DB_PASSWORD, 'SELECT 1', 'bookstack').status, 0, 'the old password no longer works');
+  });
+
+  test('with a wrong root password nothing is created', () => {
+    const res = runSetup('my4', ['bookstack'], { MYSQL_ROOT_PASSWORD: 'wrong', BOOKSTACK_DB_PASSWORD: 'x' });
+    assert.notEqual(res.status, 0);
+    assert.match(res.stderr, /Access denied/);
+  });
+});
