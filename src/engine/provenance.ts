@@ -6,12 +6,18 @@ import { STACKWRIGHT_VERSION } from '../version.js';
 
 export const PROVENANCE_FILE = 'stackwright.json';
 
-export function provenance<R extends object>(request: R, fields: readonly (keyof R)[], catalogueRevision: string, files: ReadonlyMap<string, string>): string {
+/** sha256 of a file's content, as stackwright.json records it. */
+export function fileHash(content: string): string {
+  return crypto.createHash('sha256').update(content).digest('hex');
+}
+
+/** The record; `known` holds hashes already computed for some of the files (the same content). */
+export function provenance<R extends object>(request: R, fields: readonly (keyof R)[], catalogueRevision: string, files: ReadonlyMap<string, string>, known?: ReadonlyMap<string, string>): string {
   const sent: Record<string, unknown> = {};
   for (const f of fields) if (request[f] !== undefined) sent[f as string] = request[f];
   const hashes: Record<string, string> = {};
   for (const file of [...files.keys()].sort()) {
-    hashes[file] = crypto.createHash('sha256').update(files.get(file)!).digest('hex');
+    hashes[file] = known?.get(file) ?? fileHash(files.get(file)!);
   }
   return `${JSON.stringify({
     stackwright: { version: STACKWRIGHT_VERSION, catalogueRevision },
