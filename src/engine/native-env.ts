@@ -31,11 +31,15 @@ function toParts(value: string): ValuePart[] {
 
 export function nativeEnvironment(model: StackModel, member: StackMember): NativeVariable[] {
   const plugin = member.plugin;
-  // a native process reaches everything through the host: containers on their published ports
+  // a native process reaches everything through the host: containers on their published ports (on
+  // loopback), other natives on their own ports at STACK_NATIVE_BIND, where they listen (on Linux the
+  // Docker bridge gateway, which install.sh writes to .env before any native part is installed)
   const published = new Map(model.ports.map((p) => [`${p.plugin}:${p.container}`, p]));
+  const natives = new Set(model.members.filter((m) => m.placement === 'native').map((m) => m.plugin.id));
+  const hostOf = (id: string) => (natives.has(id) ? mark(NATIVE_BIND_VARIABLE, '127.0.0.1') : '127.0.0.1');
   const hostView: ValueView = {
     variable: (key) => mark(key),
-    host: () => '127.0.0.1',
+    host: hostOf,
     port: (id, containerPort) => {
       const p = published.get(`${id}:${containerPort}`);
       return p ? mark(p.variable, String(p.host)) : String(containerPort);
@@ -62,13 +66,15 @@ export function nativeEnvironment(model: StackModel, member: StackMember): Nativ
       if (!address.url) continue;
       // a published port is read from .env at install time, since the user may have moved it
       const p = published.get(`${m.plugin.id}:${address.mainPort}`);
-      add(urlVariable(m.plugin.id), p ? [{ text: 'http://127.0.0.1:' }, { variable: p.variable, fallback: String(p.host) }] : [{ text: address.url }]);
+      if (p) add(urlVariable(m.plugin.id), [{ text: 'http://127.0.0.1:' }, { variable: p.variable, fallback: String(p.host) }]);
+      else if (natives.has(m.plugin.id)) add(urlVariable(m.plugin.id), [{ text: 'http://' }, ...toParts(hostOf(m.plugin.id)), { text: `:${address.mainPort}` }]);
+      else add(urlVariable(m.plugin.id), [{ text: address.url }]);
     }
     for (const db of model.databases.filter((d) => d.consumer === plugin.id && d.urlVariable)) {
       const server = (model.plugins.get(db.server) as ServicePlugin).manifest.databaseServer!;
       const p = published.get(`${db.server}:${server.port}`);
       const url = databaseUrl(model, db, {
-        host: '127.0.0.1',
+        host: hostOf(db.server),
         port: p ? mark(p.variable, String(p.host)) : String(server.port),
         password: mark(db.passwordVariable),
         escape: (text) => text,

@@ -281,6 +281,20 @@ describe('frameworks and hardware', () => {
     }
   });
 
+  test('bare metal: a native part reaches another native part where it listens (STACK_NATIVE_BIND), containers on loopback', () => {
+    const { files, compose } = generate({ name: 'natives', services: ['ollama', 'litellm', 'redis'], deploymentType: 'bare-metal' });
+    const framework = files['native/openclaw.sh'];
+    // ollama and litellm run natively (they have recipes), redis in a container published on loopback
+    assert.ok(files['native/ollama.sh'] && files['native/litellm.sh'] && compose.services.redis);
+    assert.match(framework, /printf '%s=%s\\n' OLLAMA_URL http:\/\/"\$\(env_value STACK_NATIVE_BIND 127\.0\.0\.1\)":11434/);
+    assert.match(framework, /printf '%s=%s\\n' REDIS_URL http:\/\/127\.0\.0\.1:/);
+    assert.match(files['native/litellm.sh'], /OLLAMA_API_BASE http:\/\/"\$\(env_value STACK_NATIVE_BIND 127\.0\.0\.1\)":11434/);
+    assert.match(files['config/litellm/config.yaml'], /api_base: os\.environ\/OLLAMA_API_BASE/);
+    // in containers the same setting names the compose service
+    const docker = generate({ name: 'in-docker', services: ['ollama', 'litellm'] });
+    assert.equal(docker.compose.services.litellm.environment!.OLLAMA_API_BASE, 'http://ollama:11434');
+  });
+
   test('bare metal: natives run as the stackwright user on STACK_NATIVE_BIND, install.ps1 starts them in the background', () => {
     for (const fw of catalogue.frameworks.values()) {
       const { files } = generate({ name: `bm-${fw.id}`, primaryFramework: fw.id, deploymentType: 'bare-metal', proxy: 'caddy' });
