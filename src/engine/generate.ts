@@ -10,8 +10,9 @@ import { buildCompose, COMPOSE_FILE } from './compose.js';
 import { FragmentCache } from './fragment-cache.js';
 import { PluginFileRenderer } from './plugin-files.js';
 import { resolve, type Resolution, type SelectionRequest } from './resolve.js';
-import { fileHash, provenance, PROVENANCE_FILE } from './provenance.js';
-import { bindableName, bindName, NAME_PLACEHOLDER, placeholderVerbatim } from './name-binding.js';
+import { provenance, PROVENANCE_FILE } from './provenance.js';
+import { BundleShape } from './bundle-shape.js';
+import { bindableName, NAME_PLACEHOLDER, placeholderVerbatim } from './name-binding.js';
 
 export interface GenerateRequest extends SelectionRequest {
   name: string;
@@ -44,7 +45,7 @@ export class Generator {
    * Bundles rendered with the placeholder name, by the request without its name (name-binding.ts), or
    * null where a template used the name in a way a text replace cannot reproduce.
    */
-  private readonly shapes: LRUCache<string, { bundle: Bundle | null; stable: StableFiles }> | undefined;
+  private readonly shapes: LRUCache<string, { shape: BundleShape | null }> | undefined;
 
   constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 16 * 1024 * 1024) {
     this.cache = new FragmentCache(cacheSize);
@@ -52,7 +53,7 @@ export class Generator {
       ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: (b: Bundle) => Math.max(1, bundleSize(b)) })
       : undefined;
     this.shapes = cacheSize > 0 && bundleCacheBytes > 0
-      ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: (s: { bundle: Bundle | null; stable: StableFiles }) => Math.max(1, s.bundle ? 2 * bundleSize(s.bundle) : 1) })
+      ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: (s: { shape: BundleShape | null }) => Math.max(1, s.shape ? 3 * bundleSize(s.shape.bundle) : 1) })
       : undefined;
     this.bundleTemplates = new BundleTemplates(templatesDir);
     this.pluginFiles = new PluginFileRenderer(this.cache);
@@ -66,10 +67,9 @@ export class Generator {
     const shape = this.shapes && bindableName(request.name) ? this.shapeOf(request) : null;
     let bundle: Bundle;
     if (shape) {
-      const { bundle: placeheld, stable } = shape;
-      const entries = Object.entries(placeheld.files).filter(([file]) => file !== PROVENANCE_FILE)
-        .map(([file, content]): [string, string] => (stable.has(file) ? [file, content] : [bindName(file, request.name), bindName(content, request.name)]));
-      bundle = this.assemble(request, placeheld.summary, entries, stable);
+      const bound = shape.bind(request.name);
+      bundle = this.assemble(request, shape.bundle.summary, bound.entries, bound.hashes);
+      encodedFiles.set(bundle, bound.json);
     } else {
       const resolution = resolve(this.catalogue, request);
       if (resolution.errors.length) throw invalidConfiguration(resolution.errors);
@@ -79,26 +79,21 @@ export class Generator {
     return bundle;
   }
 
-  /** The bundle of the request's shape rendered with the placeholder name, or null when it cannot be bound. */
-  private shapeOf(request: GenerateRequest): { bundle: Bundle; stable: StableFiles } | null {
+  /** The request's shape rendered with the placeholder name, or null when a name cannot be bound into it. */
+  private shapeOf(request: GenerateRequest): BundleShape | null {
     const key = JSON.stringify(REQUEST_FIELDS.map((f) => (f === 'name' ? null : request[f] ?? null)));
     let entry = this.shapes!.get(key);
     if (!entry) {
       const resolution = resolve(this.catalogue, request);
       if (resolution.errors.length) throw invalidConfiguration(resolution.errors);
       const rendered = this.render({ ...request, name: NAME_PLACEHOLDER }, resolution);
-      const bindable = placeholderVerbatim([...Object.keys(rendered.files), ...Object.values(rendered.files)]);
-      // the files no name reaches are the same in every bound bundle: their hash and JSON are made once
-      const stable: StableFiles = new Map();
-      if (bindable) {
-        for (const [file, content] of Object.entries(rendered.files)) {
-          if (file !== PROVENANCE_FILE && !file.includes(NAME_PLACEHOLDER) && !content.includes(NAME_PLACEHOLDER)) stable.set(file, { hash: fileHash(content), json: JSON.stringify(content) });
-        }
-      }
-      entry = { bundle: bindable ? rendered : null, stable };
+      // file paths never hold the name; a template that put it in one (or transformed it) is rendered per name
+      const bindable = !Object.keys(rendered.files).some((f) => f.includes(NAME_PLACEHOLDER))
+        && placeholderVerbatim([...Object.keys(rendered.files), ...Object.values(rendered.files)]);
+      entry = { shape: bindable ? new BundleShape(rendered) : null };
       this.shapes!.set(key, entry);
     }
-    return entry.bundle ? { bundle: entry.bundle, stable: entry.stable } : null;
+    return entry.shape;
   }
 
   private render(request: GenerateRequest, resolution: Resolution): Bundle {
@@ -127,32 +122,46 @@ export class Generator {
   }
 
   /** The frozen bundle: the files sorted by path, with the stack record (stackwright.json) of exactly these. */
-  private assemble(request: GenerateRequest, summary: Bundle['summary'], entries: Iterable<[string, string]>, stable?: StableFiles): Bundle {
+  private assemble(request: GenerateRequest, summary: Bundle['summary'], entries: Iterable<[string, string]>, known?: ReadonlyMap<string, string>): Bundle {
     const files = new Map(entries);
-    const known = stable && new Map([...stable].map(([file, s]) => [file, s.hash]));
     files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, known));
     const bundle = deepFreeze({
       name: request.name,
       files: Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       summary,
     });
-    if (stable?.size) encodedFiles.set(bundle, new Map([...stable].map(([file, s]) => [file, s.json])));
     return bundle;
   }
 }
 
-/** Files of a request shape that no name reaches: their content's sha256 and JSON text, made once. */
-type StableFiles = Map<string, { hash: string; json: string }>;
+/** The JSON of a bound bundle's files, as buffers made from its shape (bundleJsonChunks uses them). */
+const encodedFiles = new WeakMap<Bundle, ReadonlyMap<string, Buffer[]>>();
 
-/** JSON text of some files of a bundle, already encoded (bundleJson uses them). */
-const encodedFiles = new WeakMap<Bundle, ReadonlyMap<string, string>>();
-
-/** JSON.stringify(bundle), reusing the JSON of files shared by every bundle of its shape. */
-export function bundleJson(bundle: Bundle): string {
+/** JSON.stringify(bundle) as UTF-8 chunks; the files of a bound bundle come from their shape's buffers. */
+export function bundleJsonChunks(bundle: Bundle): Buffer[] {
   const encoded = encodedFiles.get(bundle);
-  if (!encoded) return JSON.stringify(bundle);
-  const files = Object.entries(bundle.files).map(([file, content]) => `${JSON.stringify(file)}:${encoded.get(file) ?? JSON.stringify(content)}`);
-  return `{"name":${JSON.stringify(bundle.name)},"files":{${files.join(',')}},"summary":${JSON.stringify(bundle.summary)}}`;
+  if (!encoded) return [Buffer.from(JSON.stringify(bundle))];
+  const out: Buffer[] = [];
+  let text = `{"name":${JSON.stringify(bundle.name)},"files":{`;
+  let first = true;
+  for (const [file, content] of Object.entries(bundle.files)) {
+    text += `${first ? '' : ','}${JSON.stringify(file)}:`;
+    first = false;
+    const chunks = encoded.get(file);
+    if (chunks) {
+      out.push(Buffer.from(text), ...chunks);
+      text = '';
+    } else {
+      text += JSON.stringify(content);
+    }
+  }
+  out.push(Buffer.from(`${text}},"summary":${JSON.stringify(bundle.summary)}}`));
+  return out;
+}
+
+/** JSON.stringify(bundle), as the API sends it. */
+export function bundleJson(bundle: Bundle): string {
+  return Buffer.concat(bundleJsonChunks(bundle)).toString();
 }
 
 function bundleSize(bundle: Bundle): number {

@@ -1,7 +1,7 @@
 // Late binding of the stack name. Most of a bundle does not depend on the name, and where it does, the
 // name is only concatenated into text (paths, unit names, comments, .env). So a stack of a given shape
 // (the request without its name) is rendered once with a placeholder name, and each new name is bound
-// by replacing the placeholder: a new name costs a text replace instead of a render. Guards keep this
+// by putting it where the placeholder was (bundle-shape.ts): a new name costs no render. Guards keep this
 // exact: the placeholder must appear only verbatim (no template changed its case, dashes or length),
 // and only names that no quoting rule treats differently from the placeholder are bound this way.
 
@@ -27,9 +27,4 @@ export function placeholderVerbatim(texts: Iterable<string>): boolean {
     }
   }
   return true;
-}
-
-/** The text with the placeholder replaced by the name. */
-export function bindName(text: string, name: string): string {
-  return text.includes(NAME_PLACEHOLDER) ? text.replaceAll(NAME_PLACEHOLDER, name) : text;
 }

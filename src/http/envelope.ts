@@ -19,6 +19,13 @@ export function sendData(res: ServerResponse, data: unknown, status = 200): void
 }
 
 /** The encoded success envelope around data that is already JSON text. */
+/** The same from data already encoded as UTF-8 JSON chunks (joined once, into the answer). */
+export function successEnvelopeOf(dataChunks: Buffer[]): Buffer {
+  return Buffer.concat([ENVELOPE_OPEN, ...dataChunks, ENVELOPE_CLOSE]);
+}
+const ENVELOPE_OPEN = Buffer.from('{"ok":true,"data":');
+const ENVELOPE_CLOSE = Buffer.from('}');
+
 export function successEnvelope(dataJson: string): Buffer {
   return Buffer.from(`{"ok":true,"data":${dataJson}}`);
 }

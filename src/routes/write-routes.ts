@@ -2,8 +2,8 @@
 // schemas and resolve with the same resolver, so validate never accepts what generate refuses (apart
 // from conflicts: a warning on validate, 409 on generate, as DECISIONS says).
 import { archiveBuffer } from '../engine/archive.js';
-import { bundleJson, type Bundle, type Generator } from '../engine/generate.js';
-import { successEnvelope } from '../http/envelope.js';
+import { bundleJsonChunks, type Bundle, type Generator } from '../engine/generate.js';
+import { successEnvelopeOf } from '../http/envelope.js';
 import { invalidConfiguration } from '../errors.js';
 import { resolve, type Resolution } from '../engine/resolve.js';
 import { parseStackRequest, type ParsedRequest } from './request.js';
@@ -79,7 +79,7 @@ const envelopes = new WeakMap<Bundle, Buffer>();
 function bundleEnvelope(bundle: Bundle): Buffer {
   let body = envelopes.get(bundle);
   if (!body) {
-    body = successEnvelope(bundleJson(bundle));
+    body = successEnvelopeOf(bundleJsonChunks(bundle));
     envelopes.set(bundle, body);
   }
   return body;
