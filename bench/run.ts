@@ -103,7 +103,9 @@ console.log(`  tar.gz of a fresh bundle: ${tarSize} bytes, median ${ms(t.median)
 // ---- start to ready
 async function startServer(env: Record<string, string>): Promise<{ ms: number; reported: number; port: number; pid: number; stop: () => void }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/main.js')], {
+  // the node options of `npm start`, so the figures are the service's as users run it
+  const startArgs = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start as string).split(' ').slice(1);
+  const child = spawn(process.execPath, startArgs.map((a) => (a.startsWith('-') ? a : path.join(REPO_ROOT, a))), {
     env: { ...process.env, PORT: '0', STACK_API_KEY: 'bench', ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolvePromise, reject) => {
