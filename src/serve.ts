@@ -86,6 +86,8 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     console.log(`rate limits: ${config.redisUrl ? 'shared in Redis' : 'in memory'}; read ${config.rateLimits.read}, write ${config.rateLimits.write}, generate ${config.rateLimits.generate} per ${config.rateLimits.windowSeconds} s`);
     const fdWarning = descriptorWarning(config.maxConnections);
     if (fdWarning) console.warn(`warning: ${fdWarning}`);
+    console.log(`Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready ${performance.now().toFixed(0)} ms after the process started)`);
+    // the watch walks every plugin folder: set it up once the service is already answering
     if (config.watchCatalogue) {
       try {
         engine.watch(config.reloadDebounceMs);
@@ -94,7 +96,6 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
         console.warn(`warning: cannot watch the catalogue folders (${(e as Error).message}); send SIGHUP to reload`);
       }
     }
-    console.log(`Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready ${performance.now().toFixed(0)} ms after the process started)`);
   });
 
   process.on('SIGHUP', () => engine.reload('SIGHUP'));

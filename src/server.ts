@@ -88,7 +88,7 @@ export function createServer(deps: AppDeps): AppServer {
   const trusted = new TrustedProxies(config.trustProxy);
   let draining = false;
   // the other doors onto the same engine: MCP (src/mcp) and the web page (src/web)
-  const mcp = mcpHandler(deps, generations);
+  const mcp = mcpHandler(deps, generations, trusted);
   const web = webPage(deps);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

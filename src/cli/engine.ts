@@ -1,29 +1,28 @@
 // The engine as the CLI uses it: the catalogue the service would load (same settings, same loader),
 // and the API's own generate function, so the CLI writes the bytes the API would send.
 import { readConfig, type Config } from '../config.js';
-import { loadCatalogue } from '../catalogue/load.js';
-import { formatProblem } from '../catalogue/problems.js';
+import { CatalogueLoadError, loadCatalogueOrThrow } from '../catalogue/load.js';
 import { Generator, type Bundle } from '../engine/generate.js';
 import { ApiError } from '../errors.js';
 import { WorkQueue } from '../http/work-queue.js';
 import { generateStack } from '../routes/write-routes.js';
-import type { Output } from './output.js';
 
 export class CliFailure extends Error {}
 
-export function loadGenerator(io: Output, env: NodeJS.ProcessEnv = process.env): { config: Config; generator: Generator } {
+export function loadGenerator(env: NodeJS.ProcessEnv = process.env): { config: Config; generator: Generator } {
   let config: Config;
   try {
     config = readConfig(env);
   } catch (e) {
     throw new CliFailure(`configuration error: ${(e as Error).message}`);
   }
-  const loaded = loadCatalogue({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
-  if (!loaded.catalogue) {
-    for (const p of loaded.errors) io.err(io.errStyle.red(formatProblem(p)));
-    throw new CliFailure(`the catalogue in ${config.pluginsDir} has ${loaded.errors.length} error(s); run stackwright lint`);
+  try {
+    const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
+    return { config, generator: new Generator(catalogue, config.templatesDir, 0, 0) };
+  } catch (e) {
+    if (e instanceof CatalogueLoadError) throw new CliFailure(`${e.message}\n(the catalogue in ${config.pluginsDir}; stackwright lint lists the same)`);
+    throw e;
   }
-  return { config, generator: new Generator(loaded.catalogue, config.templatesDir, 0, 0) };
 }
 
 /** The bundle (and its tar when format is tar) of a request body, or a CliFailure listing what to fix. */

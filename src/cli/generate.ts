@@ -68,7 +68,7 @@ function readFile(file: string): string {
 
 export async function runGenerate(opts: GenerateOptions, io: Output): Promise<number> {
   const body = requestBody(opts);
-  const { generator } = loadGenerator(io);
+  const { generator } = loadGenerator();
   const { bundle, tar } = await generateBundle(generator, body);
   if (tar) {
     const target = path.resolve(opts.tar!);

@@ -23,17 +23,17 @@ const NEW_SUFFIX = '.stackwright-new';
 type Action = 'add' | 'update' | 'remove' | 'keep-edit' | 'keep-deleted';
 interface Step { file: string; action: Action; before?: string; after?: string }
 
-interface Record { request: { [field: string]: unknown }; files: { [file: string]: string }; stackwright?: { catalogueRevision?: string; version?: string } }
+interface StackRecord { request: { [field: string]: unknown }; files: { [file: string]: string }; stackwright?: { catalogueRevision?: string; version?: string } }
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 const read = (file: string): string | undefined => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined);
 
-function readRecord(dir: string): Record {
+function readRecord(dir: string): StackRecord {
   const file = path.join(dir, PROVENANCE_FILE);
   const text = read(file);
   if (text === undefined) throw new CliFailure(`${dir} has no ${PROVENANCE_FILE}: it is not a stack Stackwright generated (or it predates stack records); generate it again with stackwright generate`);
   try {
-    const record = JSON.parse(text) as Record;
+    const record = JSON.parse(text) as StackRecord;
     if (!record.request || typeof record.request !== 'object' || !record.files || typeof record.files !== 'object') throw new Error('request or files missing');
     return record;
   } catch (e) {
@@ -42,7 +42,7 @@ function readRecord(dir: string): Record {
 }
 
 /** What an upgrade would do to each file, without doing it. */
-function plan(dir: string, record: Record, files: { [file: string]: string }, force: boolean): Step[] {
+function plan(dir: string, record: StackRecord, files: { [file: string]: string }, force: boolean): Step[] {
   const steps: Step[] = [];
   for (const [file, after] of Object.entries(files)) {
     if (file === PROVENANCE_FILE || USER_FILES.has(file)) continue;
@@ -96,7 +96,7 @@ export async function runUpgrade(dirArg: string, opts: UpgradeOptions, io: Outpu
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new CliFailure(`${dirArg} is not a folder`);
   if (opts.rollback) return rollback(dir, io);
   const record = readRecord(dir);
-  const { generator } = loadGenerator(io);
+  const { generator } = loadGenerator();
   const { bundle } = await generateBundle(generator, { ...record.request, format: 'json' });
   const steps = plan(dir, record, bundle.files, Boolean(opts.force));
   const envText = read(path.join(dir, '.env'));

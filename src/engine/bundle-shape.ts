@@ -9,7 +9,7 @@ import { fileHash, PROVENANCE_FILE } from './provenance.js';
 
 interface ShapeFile {
   pieces: string[];
-  /** UTF-8 of each piece, for the hash */
+  /** UTF-8 of each piece, for the hash (none for a file without the placeholder: its hash is made once) */
   raw: Buffer[];
   /** UTF-8 of each piece JSON-escaped (no quotes), for the answer */
   json: Buffer[];
@@ -28,7 +28,7 @@ export class BundleShape {
       const pieces = content.split(NAME_PLACEHOLDER);
       this.files.set(file, {
         pieces,
-        raw: pieces.map((p) => Buffer.from(p)),
+        raw: pieces.length === 1 ? [] : pieces.map((p) => Buffer.from(p)),
         json: pieces.map((p) => Buffer.from(JSON.stringify(p).slice(1, -1))),
         hash: pieces.length === 1 ? fileHash(content) : undefined,
       });

@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { loadCatalogue, type CatalogueDirs, type LoadResult } from '../catalogue/load.js';
-import { formatProblem, type Problem } from '../catalogue/problems.js';
+import { formatProblem } from '../catalogue/problems.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { Generator } from './generate.js';
 
@@ -92,4 +92,3 @@ export class LiveEngine extends EventEmitter {
   }
 }
 
-export type { Problem };

@@ -3,7 +3,7 @@
 // restarted); /api/v1/health stays the spec's counted read.
 import { ApiError } from '../errors.js';
 
-export const PROBE_PATHS = ['/livez', '/readyz'] as const;
+const PROBE_PATHS = ['/livez', '/readyz'] as const;
 
 /** The probe's answer, or undefined when the path is no probe. Throws 503 from /readyz while draining. */
 export function probeReply(pathname: string, method: string, state: { draining: boolean }): { data: unknown; status: number } | undefined {

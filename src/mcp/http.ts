@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
-import { callerIdentity, TrustedProxies } from '../http/client-address.js';
+import { callerIdentity, type TrustedProxies } from '../http/client-address.js';
 import type { BucketName } from '../http/rate-limit.js';
 import type { WorkQueue } from '../http/work-queue.js';
 import type { AppDeps } from '../server.js';
@@ -16,7 +16,7 @@ export const MCP_PATH = '/mcp';
 const MAX_BATCH = 20;
 
 /** The handler of /mcp; `deps` is read at every request (the catalogue and generator may be swapped). */
-export function mcpHandler(deps: AppDeps, generations: WorkQueue): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function mcpHandler(deps: AppDeps, generations: WorkQueue, trusted: TrustedProxies): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const engine: McpEngine = {
     catalogue: () => deps.engine.current.catalogue,
     generator: () => deps.engine.current.generator,
@@ -37,7 +37,6 @@ export function mcpHandler(deps: AppDeps, generations: WorkQueue): (req: Incomin
   let sdk: Promise<[typeof import('./tools.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]> | undefined;
   const loadSdk = () => (sdk ??= Promise.all([import('./tools.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]));
 
-  const trusted = new TrustedProxies(deps.config.trustProxy);
   return async (req, res) => {
     const key = deps.keys.check(req);
     const identity = callerIdentity(req, key.keyId, trusted);

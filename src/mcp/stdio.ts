@@ -4,7 +4,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Readable, Writable } from 'node:stream';
 import { readConfig } from '../config.js';
-import { loadCatalogue } from '../catalogue/load.js';
+import { CatalogueLoadError, loadCatalogue } from '../catalogue/load.js';
 import { formatProblem } from '../catalogue/problems.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { Generator } from '../engine/generate.js';
@@ -23,9 +23,7 @@ export async function runStdioServer(options: StdioOptions = {}): Promise<{ clos
   const config = readConfig(options.env ?? process.env);
   const loaded = loadCatalogue({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
   for (const w of loaded.warnings) console.error(formatProblem(w));
-  if (!loaded.catalogue) {
-    throw new Error(`the catalogue has ${loaded.errors.length} error(s):\n${loaded.errors.map((p) => `  ${formatProblem(p)}`).join('\n')}`);
-  }
+  if (!loaded.catalogue) throw new CatalogueLoadError(loaded.errors);
   const catalogue: Catalogue = loaded.catalogue;
   const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize, config.bundleCacheBytes);
   const server = createMcpServer({

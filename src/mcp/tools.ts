@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Catalogue } from '../catalogue/types.js';
+import type { Catalogue, SkillPackPlugin } from '../catalogue/types.js';
 import { LOAD_RULES, didYouMean } from '../catalogue/problems.js';
 import { REPO_ROOT } from '../config.js';
 import type { Generator } from '../engine/generate.js';
@@ -43,6 +43,12 @@ interface ToolDef {
 
 const MATURITIES = ['stable', 'beta', 'experimental'];
 const ID_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
+/** The input of a tool that takes no arguments. */
+const NO_ARGUMENTS = (): Tool['inputSchema'] => ({ type: 'object', properties: {}, additionalProperties: false });
+
+/** Whether a skill pack needs the service (required) or can use it (optional). */
+const packNeeds = (p: SkillPackPlugin, service: string) => p.manifest.requiredServices.includes(service);
+const packCanUse = (p: SkillPackPlugin, service: string) => (p.manifest.optionalServices ?? []).includes(service);
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 /** A JSON result: the data as text (for every client) and as structured content. */
@@ -207,8 +213,8 @@ export const TOOLS: ToolDef[] = [
       const packs = [...catalogue.skillPacks.values()];
       return json({
         ...serviceView(catalogue, s),
-        skillPacksRequiring: packs.filter((p) => p.manifest.requiredServices.includes(s.id)).map((p) => p.id),
-        skillPacksUsing: packs.filter((p) => p.manifest.optionalServices?.includes(s.id)).map((p) => p.id),
+        skillPacksRequiring: packs.filter((p) => packNeeds(p, s.id)).map((p) => p.id),
+        skillPacksUsing: packs.filter((p) => packCanUse(p, s.id)).map((p) => p.id),
       });
     },
   },
@@ -217,7 +223,7 @@ export const TOOLS: ToolDef[] = [
     title: 'Service categories',
     description: 'The categories services are grouped in (id, name, description, and how many services each holds): the values of list_services `category`.',
     bucket: 'read',
-    inputSchema: () => ({ type: 'object', properties: {}, additionalProperties: false }),
+    inputSchema: NO_ARGUMENTS,
     call: (args, engine) => {
       checkArgs(args, {});
       const catalogue = engine.catalogue();
@@ -236,7 +242,7 @@ export const TOOLS: ToolDef[] = [
       const { service } = checkArgs(args, { service: 'string' });
       const catalogue = engine.catalogue();
       const packs = [...catalogue.skillPacks.values()]
-        .filter((p) => !service || p.manifest.requiredServices.includes(service) || (p.manifest.optionalServices ?? []).includes(service))
+        .filter((p) => !service || packNeeds(p, service) || packCanUse(p, service))
         .map(skillPackView);
       return json({ total: packs.length, skillPacks: packs });
     },
@@ -261,7 +267,7 @@ export const TOOLS: ToolDef[] = [
     title: 'Agent frameworks and reverse proxies',
     description: 'The agent frameworks (values of primaryFramework and companionFrameworks; `default` marks the one used when primaryFramework is omitted) and the reverse proxies (values of proxy, besides "none"), as GET /api/v1/frameworks and GET /api/v1/proxies.',
     bucket: 'read',
-    inputSchema: () => ({ type: 'object', properties: {}, additionalProperties: false }),
+    inputSchema: NO_ARGUMENTS,
     call: (args, engine) => {
       checkArgs(args, {});
       const catalogue = engine.catalogue();
