@@ -3,7 +3,8 @@
 #   Debian: docker-compose (validates compose files without a daemon), caddy, nginx-light, shellcheck,
 #           redis-server (shared rate limits), util-linux (unshare, for nginx -t in a private namespace),
 #           postgresql and mariadb-server (the generated database setup scripts run against real servers),
-#           chromium (test/web drives the page in it through playwright-core; no browser download)
+#           chromium (test/web drives the page in it through playwright-core; no browser download),
+#           Docker Compose v2 (the .env round trip reads generated .env files with Compose's own parser)
 #   npm, into $VALIDATORS_PREFIX (default /tmp/validators): dclint, yaml, js-yaml, dotenv-linter,
 #           typescript + the SchemaStore Traefik types, web-tree-sitter + tree-sitter-powershell
 # It delegates to the team's shared validator installer (../shared/validators), which the tests
@@ -32,4 +33,20 @@ fi
 if ! command -v chromium >/dev/null 2>&1; then
   $SUDO apt-get update -qq >/dev/null
   $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+# Docker Compose v2: test/engine/dotenv.test.ts reads generated .env files back with Compose's own parser.
+# Bookworm packages only v1; Debian's docker-compose 2.x package (trixie) holds v2 as one static binary,
+# which is fetched with apt-get download and unpacked into the validators prefix (nothing installed system-wide)
+compose_v2="${VALIDATORS_PREFIX:-/tmp/validators}/compose-v2/docker-compose"
+if ! docker compose version --short 2>/dev/null | grep -q '^v\?2\.' && [ ! -x "$compose_v2" ]; then
+  work=$(mktemp -d)
+  mkdir -p "$work/lists/partial" "$work/cache/archives/partial"
+  echo 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main' > "$work/sources.list"
+  apt_dirs=(-o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+  $SUDO apt-get "${apt_dirs[@]}" update -qq >/dev/null
+  (cd "$work" && $SUDO apt-get "${apt_dirs[@]}" download docker-compose >/dev/null 2>&1)
+  $SUDO dpkg-deb -x "$work"/docker-compose_*.deb "$work/unpacked"
+  $SUDO install -D -m 755 "$work/unpacked/usr/libexec/docker/cli-plugins/docker-compose" "$compose_v2"
+  $SUDO rm -rf "$work"
+  "$compose_v2" version
 fi

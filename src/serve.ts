@@ -11,7 +11,7 @@ import { ApiKeys } from './http/auth.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createServer } from './server.js';
 import { STACKWRIGHT_VERSION } from './version.js';
-import { descriptorWarning } from './http/fd-limit.js';
+import { fitConnectionCap } from './http/fd-limit.js';
 
 /** Exit codes of `serve` (docs/cli.md): 0 stopped cleanly, 1 cannot start, 2 bad configuration. */
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -23,6 +23,10 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     console.error(`configuration error: ${(e as Error).message}`);
     process.exit(2);
   }
+
+  // connections that do not fit under the open-file limit would fail at accept (EMFILE), probes with them
+  const connections = fitConnectionCap(config.maxConnections);
+  config = { ...config, maxConnections: connections.cap };
 
   const dirs = { plugins: config.pluginsDir, catalogue: config.catalogueDir };
   const loaded = config.catalogueCacheFile ? loadCatalogueWithCache(dirs, config.catalogueCacheFile) : { ...loadCatalogue(dirs), fromCache: false };
@@ -84,8 +88,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     const catalogue = engine.current.catalogue;
     console.log(`catalogue: ${catalogue.services.size} services, ${catalogue.frameworks.size} frameworks, ${catalogue.proxies.size} proxies, ${catalogue.skillPacks.size} skill packs, ${catalogue.presets.size} presets (loaded in ${loaded.loadMs.toFixed(0)} ms${loaded.fromCache ? ' from the start-up snapshot of these exact files' : ''}, ${loaded.warnings.length} warning(s))`);
     console.log(`rate limits: ${config.redisUrl ? 'shared in Redis' : 'in memory'}; read ${config.rateLimits.read}, write ${config.rateLimits.write}, generate ${config.rateLimits.generate} per ${config.rateLimits.windowSeconds} s`);
-    const fdWarning = descriptorWarning(config.maxConnections);
-    if (fdWarning) console.warn(`warning: ${fdWarning}`);
+    if (connections.warning) console.warn(`warning: ${connections.warning}`);
     console.log(`Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready ${performance.now().toFixed(0)} ms after the process started)`);
     // the watch walks every plugin folder: set it up once the service is already answering
     if (config.watchCatalogue) {

@@ -29,10 +29,21 @@ export function configString(value: string): string {
   return `"${value.replace(/["\\]/g, '\\$&')}"`;
 }
 
-/** A value for a .env file line: bare when safe, else single-quoted (Compose reads it literally). */
+/**
+ * A value for a .env line, in the syntax Compose's env-file parser documents: bare when nothing in it is
+ * special; single-quoted (taken literally, no interpolation) when it holds no ' and no \; else
+ * double-quoted with \ " $ and line breaks escaped, which keeps every character. lib.sh's env_value and
+ * install.ps1's Read-DotEnv undo all three forms the way Compose does.
+ */
 export function dotenvValue(value: string): string {
-  return /^[A-Za-z0-9_./:@%+,=-]*$/.test(value) ? value : `'${value.replace(/'/g, '')}'`;
+  if (/^[A-Za-z0-9_./:@%+,=-]*$/.test(value)) return value;
+  if (!/['\\\n\r]/.test(value)) return `'${value}'`;
+  return `"${value.replace(/[\\"$\n\r\t]/g, (c) => DOUBLE_QUOTED_ESCAPES[c])}"`;
 }
+
+const DOUBLE_QUOTED_ESCAPES: Record<string, string> = {
+  '\\': '\\\\', '"': '\\"', $: '\\$', '\n': '\\n', '\r': '\\r', '\t': '\\t',
+};
 
 /** UPPER_SNAKE form of an id, for variable names. */
 export function envPrefix(id: string): string {

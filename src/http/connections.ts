@@ -1,6 +1,10 @@
-// Connections before there is a request: caps in total and per client address (so silent sockets from
-// one client cannot take every descriptor), and the JSON envelope for what Node's HTTP parser rejects.
+// Connections before there is a request: caps in total and per client address, and the JSON envelope for
+// what Node's HTTP parser rejects. At a cap the oldest connection with no request under way (silent since
+// it opened, or idle between keep-alive requests) is closed to make room, so sockets that never send a
+// byte cannot keep out a client that has something to ask; only when every connection is busy is the new
+// one turned away.
 import type http from 'node:http';
+import type net from 'node:net';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import { rawErrorResponse } from './envelope.js';
@@ -18,26 +22,106 @@ function parserError(err: NodeJS.ErrnoException): ApiError {
   }
 }
 
-export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress'>): void {
+/** Open connections of one scope (all, or one address), with those not serving a request in age order. */
+class ConnectionGroup {
+  open = 0;
+  /** insertion order is age: a connection goes to the end each time it becomes idle */
+  readonly idle = new Set<net.Socket>();
+
+  constructor(readonly address = '') {}
+
+  oldestIdle(): net.Socket | undefined {
+    return this.idle.values().next().value;
+  }
+}
+
+export class ConnectionTable {
+  private readonly all = new ConnectionGroup();
+  private readonly byAddress = new Map<string, ConnectionGroup>();
+  /** every open connection, with the group of its address */
+  private readonly members = new Map<net.Socket, ConnectionGroup>();
+  private readonly requestsUnderWay = new Map<net.Socket, number>();
+  /** connections closed to make room, and new ones turned away (every connection was busy) */
+  evicted = 0;
+  refused = 0;
+
+  constructor(private readonly maxTotal: number, private readonly maxPerAddress: number) {}
+
+  /** Takes a new connection in, closing the oldest idle one at a cap; false when it had to be refused. */
+  admit(socket: net.Socket): boolean {
+    const address = socket.remoteAddress ?? '';
+    const group = this.byAddress.get(address) ?? new ConnectionGroup(address);
+    if (!this.makeRoom(group, this.maxPerAddress) || !this.makeRoom(this.all, this.maxTotal)) {
+      this.refused++;
+      socket.destroy();
+      return false;
+    }
+    this.byAddress.set(address, group);
+    this.members.set(socket, group);
+    group.open++;
+    this.all.open++;
+    group.idle.add(socket);
+    this.all.idle.add(socket);
+    socket.once('close', () => this.forget(socket));
+    return true;
+  }
+
+  /** A request started on the connection: it is not closed to make room until the request is answered. */
+  requestStarted(socket: net.Socket): void {
+    const group = this.members.get(socket);
+    if (!group) return;
+    this.requestsUnderWay.set(socket, (this.requestsUnderWay.get(socket) ?? 0) + 1);
+    group.idle.delete(socket);
+    this.all.idle.delete(socket);
+  }
+
+  requestEnded(socket: net.Socket): void {
+    const group = this.members.get(socket);
+    if (!group) return;
+    const left = (this.requestsUnderWay.get(socket) ?? 1) - 1;
+    if (left > 0) {
+      this.requestsUnderWay.set(socket, left);
+      return;
+    }
+    this.requestsUnderWay.delete(socket);
+    group.idle.add(socket);
+    this.all.idle.add(socket);
+  }
+
+  private makeRoom(group: ConnectionGroup, cap: number): boolean {
+    if (group.open < cap) return true;
+    const victim = group.oldestIdle();
+    if (!victim) return false;
+    this.evicted++;
+    // counted out at once (its close event comes later): the new connection takes its place
+    this.forget(victim);
+    victim.destroy();
+    return true;
+  }
+
+  private forget(socket: net.Socket): void {
+    const group = this.members.get(socket);
+    if (!group) return;
+    this.members.delete(socket);
+    this.requestsUnderWay.delete(socket);
+    group.idle.delete(socket);
+    this.all.idle.delete(socket);
+    group.open--;
+    this.all.open--;
+    if (group.open === 0) this.byAddress.delete(group.address);
+  }
+}
+
+export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress'>): ConnectionTable {
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  server.maxConnections = config.maxConnections;
 
-  const perAddress = new Map<string, number>();
-  server.on('connection', (socket) => {
-    const address = socket.remoteAddress ?? '';
-    const open = (perAddress.get(address) ?? 0) + 1;
-    if (open > config.maxConnectionsPerAddress) {
-      socket.destroy();
-      return;
-    }
-    perAddress.set(address, open);
-    socket.once('close', () => {
-      const left = (perAddress.get(address) ?? 1) - 1;
-      if (left > 0) perAddress.set(address, left);
-      else perAddress.delete(address);
-    });
+  const table = new ConnectionTable(config.maxConnections, config.maxConnectionsPerAddress);
+  server.on('connection', (socket: net.Socket) => table.admit(socket));
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    table.requestStarted(req.socket);
+    res.once('close', () => table.requestEnded(req.socket));
   });
 
   // requests the parser rejects get the envelope too, on a socket that is still there
@@ -48,4 +132,5 @@ export function guardConnections(server: http.Server, config: Pick<Config, 'maxC
     }
     socket.end(rawErrorResponse(parserError(err)));
   });
+  return table;
 }

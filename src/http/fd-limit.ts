@@ -1,6 +1,12 @@
-// The process's open-file limit, read from /proc (Linux). Node cannot raise it itself, so the service
-// says at start when STACK_MAX_CONNECTIONS does not fit under it and how to raise it.
+// The process's open-file limit, read from /proc (Linux). Node raises the soft limit to the hard limit
+// when it starts, so what is read here is as high as this process can go; the connection cap is fitted
+// under it, leaving room for everything else that needs a descriptor.
 import fs from 'node:fs';
+
+/** Descriptors kept for all but client connections: Node itself, files, Redis, the catalogue watch. */
+export const RESERVED_DESCRIPTORS = 64;
+/** The cap is never fitted below this: fewer connections would not be a service. */
+const MIN_CONNECTIONS = 16;
 
 export function openFileLimit(): { soft: number; hard: number } | undefined {
   try {
@@ -12,9 +18,17 @@ export function openFileLimit(): { soft: number; hard: number } | undefined {
   }
 }
 
-/** A warning when connections could exhaust descriptors (files, Redis, logs need some too), else undefined. */
-export function descriptorWarning(maxConnections: number, limit = openFileLimit()): string | undefined {
-  if (!limit || maxConnections + 64 <= limit.soft) return undefined;
-  return `the open-file limit is ${limit.soft} (hard ${limit.hard === Infinity ? 'unlimited' : limit.hard}), too low for STACK_MAX_CONNECTIONS=${maxConnections}: `
-    + 'raise it (ulimit -n, or LimitNOFILE= in the systemd unit) or lower STACK_MAX_CONNECTIONS, or idle connections can starve the service';
+/**
+ * The connection cap that fits under the open-file limit, and a line for the start log when
+ * STACK_MAX_CONNECTIONS had to be lowered (idle connections could otherwise use up every descriptor).
+ */
+export function fitConnectionCap(maxConnections: number, limit = openFileLimit()): { cap: number; warning?: string } {
+  if (!limit || maxConnections + RESERVED_DESCRIPTORS <= limit.soft) return { cap: maxConnections };
+  const cap = Math.max(MIN_CONNECTIONS, limit.soft - RESERVED_DESCRIPTORS);
+  const hard = limit.hard === Infinity ? 'unlimited' : String(limit.hard);
+  return {
+    cap,
+    warning: `the open-file limit is ${limit.soft} (hard ${hard}), too low for STACK_MAX_CONNECTIONS=${maxConnections}: `
+      + `at most ${cap} connections are taken; for more, raise the hard limit (ulimit -Hn, or LimitNOFILE= in the systemd unit)`,
+  };
 }

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startServer, type TestServer } from '../support/server.js';
-import { spawnServer as spawnProcess } from '../support/process.js';
+import { spawnServer as spawnProcess, stopServer, waitForOutput } from '../support/process.js';
 
 const KEY = 'fault-key';
 
-function spawnServer(env: Record<string, string> = {}) {
-  return spawnProcess({ STACK_API_KEY: KEY, ...env });
+function spawnServer(env: Record<string, string> = {}, limits: { openFiles?: number } = {}) {
+  return spawnProcess({ STACK_API_KEY: KEY, ...env }, limits);
 }
 
 /** Sends raw bytes on a new connection and collects everything the server answers until it closes. */
@@ -165,10 +165,70 @@ describe('the server process under faults', () => {
 });
 
 describe('the open-file limit', () => {
-  test('a connection cap that does not fit under the limit is named at start, with how to raise it', async () => {
-    const { descriptorWarning } = await import('../../src/http/fd-limit.js');
-    assert.equal(descriptorWarning(1000, { soft: 20_000, hard: 20_000 }), undefined);
-    assert.match(descriptorWarning(1000, { soft: 1024, hard: 4096 })!, /open-file limit is 1024 \(hard 4096\), too low for STACK_MAX_CONNECTIONS=1000: raise it \(ulimit -n/);
+  test('1,100 silent connections against a limit of 256 descriptors: the cap fits under it and every probe is answered', async () => {
+    // every connection may come from one address here: only the total cap, fitted under the limit, binds
+    const server = await spawnServer({ STACK_MAX_CONNECTIONS_PER_ADDRESS: '100000' }, { openFiles: 256 });
+    // the start log says so (on stderr, which may arrive after the listening line)
+    await waitForOutput(server, /open-file limit is 256 \(hard 256\), too low for STACK_MAX_CONNECTIONS=1000: at most 192 connections are taken/);
+    // a client that holds 1,100 connections without sending a byte, opening each again 1 s after the server closes it
+    let holding = true;
+    let closedByServer = 0;
+    const silent = new Set<net.Socket>();
+    const open = () => {
+      const socket = net.connect({ port: server.port, host: '127.0.0.1' });
+      silent.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        silent.delete(socket);
+        if (!holding) return;
+        closedByServer++;
+        setTimeout(open, 1000).unref();
+      });
+    };
+    for (let i = 0; i < 1100; i++) open();
+    // the server makes room by closing the oldest silent connections: at least 1,100 - 192 of them
+    for (let i = 0; i < 200 && closedByServer < 1100 - 192; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(closedByServer >= 1100 - 192, `${closedByServer} silent connections were closed to make room`);
+    const probes = [];
+    for (let i = 0; i < 20; i++) probes.push(await raw(server.port, 'GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+    holding = false;
+    for (const socket of silent) socket.destroy();
+    assert.deepEqual(probes.filter((p) => !/^HTTP\/1\.1 200 /.test(p.text)).map((p) => p.error ?? p.text.slice(0, 40)), [], 'every probe answered 200');
+    assert.equal(await stopServer(server), 0);
+    assert.doesNotMatch(server.output(), /EMFILE|unexpected error/);
+  });
+
+  test('at the cap a connection with a request under way is never closed to make room: the newcomer is refused', async () => {
+    const server = await spawnServer({ STACK_MAX_CONNECTIONS: '2', STACK_MAX_CONNECTIONS_PER_ADDRESS: '100' });
+    // two requests whose bodies are still on their way hold both places (100 Continue: the server has them)
+    const busy = await Promise.all([0, 1].map(() => new Promise<{ socket: net.Socket; answered: Promise<string> }>((started) => {
+      const socket = net.connect({ port: server.port, host: '127.0.0.1' });
+      let text = '';
+      const answered = new Promise<string>((r) => socket.on('close', () => r(text)));
+      socket.on('data', (c) => {
+        text += c.toString('latin1');
+        if (text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+          text = '';
+          started({ socket, answered });
+        }
+      });
+      socket.write(`POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+    })));
+    const turnedAway = await raw(server.port, 'GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.equal(turnedAway.text, '', 'the third connection got no answer');
+    for (const b of busy) b.socket.write('{}');
+    const answers = await Promise.all(busy.map((b) => b.answered));
+    assert.deepEqual(answers.map((a) => a.slice(0, 15)), ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK'], 'the busy requests were answered');
+    assert.match((await raw(server.port, 'GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).text, /^HTTP\/1\.1 200 /, 'and then there is room again');
+    assert.equal(await stopServer(server), 0);
+  });
+
+  test('a cap that fits is kept; one that does not is lowered, with how to raise the limit', async () => {
+    const { fitConnectionCap } = await import('../../src/http/fd-limit.js');
+    assert.deepEqual(fitConnectionCap(1000, { soft: 20_000, hard: 20_000 }), { cap: 1000 });
+    const lowered = fitConnectionCap(1000, { soft: 1024, hard: 1024 });
+    assert.equal(lowered.cap, 960);
+    assert.match(lowered.warning!, /raise the hard limit \(ulimit -Hn, or LimitNOFILE= in the systemd unit\)/);
   });
 });
 

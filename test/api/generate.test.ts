@@ -71,7 +71,7 @@ describe('format json', () => {
     assert.match(compose.services.memu.environment.DATABASE_URL, /^postgresql\+psycopg:\/\/memu:\$\{MEMU_DB_PASSWORD\}@postgresql:5432\/memu$/);
     const native = await okData<Bundle>(await generate({ name: 'mem', primaryFramework: 'memu', deploymentType: 'bare-metal' }));
     const script = native.files['native/memu.sh'];
-    assert.ok(script.includes(`printf '%s=%s\\n' DATABASE_URL postgresql+psycopg://memu:"$(env_value MEMU_DB_PASSWORD)"@127.0.0.1:"$(env_value POSTGRESQL_PORT_5432 5432)"/memu`), 'native memU reaches its own database on the published port');
+    assert.ok(script.includes(`env_line DATABASE_URL postgresql+psycopg://memu:"$(env_value MEMU_DB_PASSWORD)"@127.0.0.1:"$(env_value POSTGRESQL_PORT_5432 5432)"/memu`), 'native memU reaches its own database on the published port');
     assert.doesNotMatch(script, /POSTGRESQL_POSTGRES_PASSWORD/, 'the superuser password stays with the server');
   });
 

@@ -206,7 +206,7 @@ describe('secrets', () => {
         native += generate({ name: `vars-${pack.id}-${i}-bm`, services, skills: [pack.id], deploymentType: 'bare-metal' }).files['native/openclaw.sh'];
       }
       assert.deepEqual([...used].filter((v) => !(v in env)), [], `${pack.id}: variables its skills use but the framework container lacks`);
-      assert.deepEqual([...used].filter((v) => !native.includes(`printf '%s=%s\\n' ${v} `)), [], `${pack.id}: variables the native framework lacks`);
+      assert.deepEqual([...used].filter((v) => !native.includes(`env_line ${v} `)), [], `${pack.id}: variables the native framework lacks`);
     }
   });
 
@@ -286,8 +286,8 @@ describe('frameworks and hardware', () => {
     const framework = files['native/openclaw.sh'];
     // ollama and litellm run natively (they have recipes), redis in a container published on loopback
     assert.ok(files['native/ollama.sh'] && files['native/litellm.sh'] && compose.services.redis);
-    assert.match(framework, /printf '%s=%s\\n' OLLAMA_URL http:\/\/"\$\(env_value STACK_NATIVE_BIND 127\.0\.0\.1\)":11434/);
-    assert.match(framework, /printf '%s=%s\\n' REDIS_URL http:\/\/127\.0\.0\.1:/);
+    assert.match(framework, /env_line OLLAMA_URL http:\/\/"\$\(env_value STACK_NATIVE_BIND 127\.0\.0\.1\)":11434/);
+    assert.match(framework, /env_line REDIS_URL http:\/\/127\.0\.0\.1:/);
     assert.match(files['native/litellm.sh'], /OLLAMA_API_BASE http:\/\/"\$\(env_value STACK_NATIVE_BIND 127\.0\.0\.1\)":11434/);
     assert.match(files['config/litellm/config.yaml'], /api_base: os\.environ\/OLLAMA_API_BASE/);
     // in containers the same setting names the compose service

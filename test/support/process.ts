@@ -5,9 +5,14 @@ import { REPO_ROOT } from '../../src/config.js';
 
 export interface ServerProcess { child: ChildProcess; port: number; output: () => string; url: string }
 
-/** Starts the server; resolves once it listens (PORT 0: the port it printed). */
-export function spawnServer(env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')], {
+/**
+ * Starts the server; resolves once it listens (PORT 0: the port it printed). `openFiles` sets its soft and
+ * hard open-file limit (through util-linux's prlimit), as a small box or a container might.
+ */
+export function spawnServer(env: Record<string, string> = {}, { openFiles }: { openFiles?: number } = {}): Promise<ServerProcess> {
+  const command = [process.execPath, '--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')];
+  if (openFiles !== undefined) command.unshift('prlimit', `--nofile=${openFiles}:${openFiles}`, '--');
+  const child = spawn(command[0], command.slice(1), {
     env: { ...process.env, PORT: '0', STACK_RATE_LIMIT_READ: '100000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
