@@ -29,6 +29,8 @@ export interface Config {
   /** open connections at most, in total and from one client address */
   maxConnections: number;
   maxConnectionsPerAddress: number;
+  /** how much V8 grows the old generation past what survived a GC, in percent (0: the factor V8 picks, up to 4x) */
+  heapGrowingPercent: number;
   /** generate requests that may wait for a turn; more get 503 */
   generateQueue: number;
   trustProxy: string[];
@@ -103,5 +105,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     generateQueue: int('STACK_GENERATE_QUEUE', 200, 0, 1e6),
     watchCatalogue: flag('STACK_WATCH_CATALOGUE', true),
     reloadDebounceMs: int('STACK_RELOAD_DEBOUNCE_MS', 300, 0, 60_000),
+    heapGrowingPercent: int('STACK_HEAP_GROWING_PERCENT', 25, 0, 1000),
   };
 }

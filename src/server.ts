@@ -136,7 +136,7 @@ export function createServer(deps: AppDeps): AppServer {
       res.writeHead(200, { ...reply.headers, 'Content-Length': reply.body.length });
       res.end(reply.body);
     } else if ('envelope' in reply) {
-      if (route.method === 'GET') sendCacheableEnvelope(req, res, reply.envelope);
+      if (route.method === 'GET' && Buffer.isBuffer(reply.envelope)) sendCacheableEnvelope(req, res, reply.envelope);
       else sendEnvelope(res, reply.envelope);
     } else {
       sendData(res, reply.data, reply.status);

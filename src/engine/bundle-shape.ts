@@ -1,6 +1,7 @@
 // A bundle rendered with the placeholder name (name-binding.ts), prepared so a new name costs little:
 // each file is kept as the pieces between the placeholders, as text (for the bundle), as UTF-8 (for its
-// sha256, updated piece by piece) and as JSON-escaped UTF-8 (for the API's answer, joined as buffers).
+// sha256, updated piece by piece) and as JSON-escaped UTF-8 (for the API's answer, written as these
+// shared buffers in one gathered write, never joined).
 // Nothing the size of the bundle is built on the JavaScript heap for a new name.
 import crypto from 'node:crypto';
 import type { Bundle } from './generate.js';

@@ -19,10 +19,39 @@ export function sendData(res: ServerResponse, data: unknown, status = 200): void
 }
 
 /** The encoded success envelope around data that is already JSON text. */
-/** The same from data already encoded as UTF-8 JSON chunks (joined once, into the answer). */
-export function successEnvelopeOf(dataChunks: Buffer[]): Buffer {
-  return Buffer.concat([ENVELOPE_OPEN, ...dataChunks, ENVELOPE_CLOSE]);
+/**
+ * The same from data already encoded as UTF-8 JSON chunks, kept as chunks: a bound bundle's chunks are
+ * mostly its shape's shared buffers, so an answer written as they are allocates next to nothing, where
+ * joining them would allocate the whole body again for every new name.
+ */
+export interface ChunkedBody { chunks: readonly Buffer[]; length: number }
+
+export function successEnvelopeOf(dataChunks: Buffer[]): ChunkedBody {
+  // runs of small chunks (quotes, names, file keys) are joined: each chunk written costs a call, and
+  // copying small ones is cheaper than that; the large shared pieces go out as they are
+  const chunks: Buffer[] = [];
+  let run: Buffer[] = [];
+  let runLength = 0;
+  let length = 0;
+  const endRun = () => {
+    if (run.length) chunks.push(run.length === 1 ? run[0] : Buffer.concat(run, runLength));
+    run = [];
+    runLength = 0;
+  };
+  for (const chunk of [ENVELOPE_OPEN, ...dataChunks, ENVELOPE_CLOSE]) {
+    length += chunk.length;
+    if (chunk.length >= SHARED_CHUNK_BYTES) {
+      endRun();
+      chunks.push(chunk);
+    } else {
+      run.push(chunk);
+      runLength += chunk.length;
+    }
+  }
+  endRun();
+  return { chunks, length };
 }
+const SHARED_CHUNK_BYTES = 1024;
 const ENVELOPE_OPEN = Buffer.from('{"ok":true,"data":');
 const ENVELOPE_CLOSE = Buffer.from('}');
 
@@ -30,10 +59,18 @@ export function successEnvelope(dataJson: string): Buffer {
   return Buffer.from(`{"ok":true,"data":${dataJson}}`);
 }
 
-/** Sends an envelope encoded ahead (cached views and bundles). */
-export function sendEnvelope(res: ServerResponse, body: Buffer): void {
+/** Sends an envelope encoded ahead (cached views and bundles); chunks go out in one gathered write. */
+export function sendEnvelope(res: ServerResponse, body: Buffer | ChunkedBody): void {
+  const chunked = !Buffer.isBuffer(body);
   res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, 'Cache-Control': 'no-store' });
-  res.end(body);
+  if (!chunked) {
+    res.end(body);
+    return;
+  }
+  res.cork();
+  for (const chunk of body.chunks) res.write(chunk);
+  res.end();
+  res.uncork();
 }
 
 const etags = new WeakMap<Buffer, string>();

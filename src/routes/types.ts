@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { ChunkedBody } from '../http/envelope.js';
 import type { BucketName } from '../http/rate-limit.js';
 
 export interface RouteContext {
@@ -12,7 +13,7 @@ export interface RouteContext {
 /** JSON data for the envelope (or the whole envelope already encoded), or a download. */
 export type Reply =
   | { data: unknown; status?: number }
-  | { envelope: Buffer }
+  | { envelope: Buffer | ChunkedBody }
   | { body: Buffer; headers: Record<string, string> };
 
 /** What the OpenAPI description says of a route (routes/openapi.ts). */

@@ -3,7 +3,7 @@
 // from conflicts: a warning on validate, 409 on generate, as DECISIONS says).
 import { archiveBuffer } from '../engine/archive.js';
 import { bundleJsonChunks, type Bundle, type Generator } from '../engine/generate.js';
-import { successEnvelopeOf } from '../http/envelope.js';
+import { successEnvelopeOf, type ChunkedBody } from '../http/envelope.js';
 import { invalidConfiguration } from '../errors.js';
 import { resolve, type Resolution } from '../engine/resolve.js';
 import { parseStackRequest, type ParsedRequest } from './request.js';
@@ -73,10 +73,10 @@ export function checkRequest(generator: Generator, parsed: ParsedRequest): Resol
   return resolution!;
 }
 
-const envelopes = new WeakMap<Bundle, Buffer>();
+const envelopes = new WeakMap<Bundle, ChunkedBody>();
 
 /** The encoded success envelope of a bundle: a bundle served again from the cache is not re-encoded. */
-function bundleEnvelope(bundle: Bundle): Buffer {
+function bundleEnvelope(bundle: Bundle): ChunkedBody {
   let body = envelopes.get(bundle);
   if (!body) {
     body = successEnvelopeOf(bundleJsonChunks(bundle));

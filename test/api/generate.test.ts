@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
-import { apiError, okData, startServer, type TestServer } from '../support/server.js';
+import { Generator } from '../../src/engine/generate.js';
+import { apiError, okData, shippedCatalogue, startServer, type TestServer } from '../support/server.js';
 import { composeVariables, envExampleKeys, readTarGz } from '../support/bundle.js';
 
 let server: TestServer;
@@ -26,6 +27,18 @@ describe('format json', () => {
       services: validated.resolvedServices.length, skills: validated.resolvedSkills.length, proxy: 'caddy', estimatedMemoryMB: validated.estimatedMemoryMB,
     });
     assert.deepEqual(Object.keys(bundle.files), Object.keys(bundle.files).sort(), 'files in a stable order');
+  });
+
+  test('the answer for a new name is exactly the envelope of a bundle rendered from scratch, Content-Length included', async () => {
+    const fresh = new Generator(shippedCatalogue(), server.config.templatesDir, 0);
+    // the first name renders the request's shape; the later ones are bound into it and sent as its shared buffers
+    for (const name of ['first-name', 'second', 'a-third-one']) {
+      const request = { name, preset: 'full-stack', proxy: 'caddy', domain: 'example.com' };
+      const res = await generate(request);
+      const body = Buffer.from(await res.arrayBuffer());
+      assert.equal(Number(res.headers.get('content-length')), body.length, name);
+      assert.equal(body.toString(), JSON.stringify({ ok: true, data: fresh.generate(request) }), name);
+    }
   });
 
   test('summary.proxy is "none" without a proxy, and no proxy file is written', async () => {
