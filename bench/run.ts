@@ -141,13 +141,14 @@ async function load(title: string, opts: autocannon.Options) {
   console.log(`  ${title}: ${Math.round(r.requests.average)} req/s (median latency ${r.latency.p50} ms, p99 ${r.latency.p99} ms, ${r.non2xx} non-2xx, ${r.errors} errors)`);
   return r.requests.average;
 }
-/** Resident memory of a process in MB (Linux /proc), or NaN elsewhere. */
-function rssMB(pid: number): number {
+/** Resident memory of a process (Linux /proc): the whole set, and its part in mapped files (the node binary's code). */
+function residentMB(pid: number): string {
   try {
-    const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb ? Number(kb) / 1024 : NaN;
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const mb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) / 1024;
+    return `${mb('VmRSS').toFixed(0)} MB (${mb('RssFile').toFixed(0)} MB of it mapped files, the node binary's code; ${mb('RssAnon').toFixed(0)} MB anonymous)`;
   } catch {
-    return NaN;
+    return 'unknown (no /proc here)';
   }
 }
 
@@ -218,13 +219,13 @@ await load(`POST /api/v1/generate (${largest.id}, a new name each request: bundl
 // memory: the server's resident set after all of the above, then holding 1,000 open connections
 {
   const net = await import('node:net');
-  console.log(`\nserver memory (RSS): ${rssMB(server.pid).toFixed(0)} MB after the runs above`);
+  console.log(`\nserver memory (RSS): ${residentMB(server.pid)} after the runs above`);
   const sockets = await Promise.all(Array.from({ length: 1000 }, () => new Promise<import('node:net').Socket>((r) => {
     const socket = net.connect(server.port, '127.0.0.1', () => r(socket));
     socket.on('error', () => r(socket));
   })));
   await new Promise((r) => setTimeout(r, 500));
-  console.log(`  with 1,000 idle connections open: ${rssMB(server.pid).toFixed(0)} MB`);
+  console.log(`  with 1,000 idle connections open: ${residentMB(server.pid)}`);
   for (const socket of sockets) socket.destroy();
 }
 server.stop();

@@ -94,6 +94,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     const catalogue = engine.current.catalogue;
     console.log(`catalogue: ${catalogue.services.size} services, ${catalogue.frameworks.size} frameworks, ${catalogue.proxies.size} proxies, ${catalogue.skillPacks.size} skill packs, ${catalogue.presets.size} presets (loaded in ${loaded.loadMs.toFixed(0)} ms${loaded.fromCache ? ' from the start-up snapshot of these exact files' : ''}, ${loaded.warnings.length} warning(s))`);
     console.log(`rate limits: ${config.redisUrl ? 'shared in Redis' : 'in memory'}; read ${config.rateLimits.read}, write ${config.rateLimits.write}, generate ${config.rateLimits.generate} per ${config.rateLimits.windowSeconds} s`);
+    console.log(`connections: at most ${config.maxConnections}, ${config.maxConnectionsPerAddress} per client address; open-file limit ${connections.openFiles ?? 'unknown'} (Node raises the soft limit to the hard one at start)`);
     if (connections.warning) console.warn(`warning: ${connections.warning}`);
     console.log(`Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready ${performance.now().toFixed(0)} ms after the process started)`);
     // the watch walks every plugin folder: set it up once the service is already answering

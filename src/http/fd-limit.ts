@@ -22,12 +22,14 @@ export function openFileLimit(): { soft: number; hard: number } | undefined {
  * The connection cap that fits under the open-file limit, and a line for the start log when
  * STACK_MAX_CONNECTIONS had to be lowered (idle connections could otherwise use up every descriptor).
  */
-export function fitConnectionCap(maxConnections: number, limit = openFileLimit()): { cap: number; warning?: string } {
-  if (!limit || maxConnections + RESERVED_DESCRIPTORS <= limit.soft) return { cap: maxConnections };
+export function fitConnectionCap(maxConnections: number, limit = openFileLimit()): { cap: number; openFiles?: number; warning?: string } {
+  if (!limit) return { cap: maxConnections };
+  if (maxConnections + RESERVED_DESCRIPTORS <= limit.soft) return { cap: maxConnections, openFiles: limit.soft };
   const cap = Math.max(MIN_CONNECTIONS, limit.soft - RESERVED_DESCRIPTORS);
   const hard = limit.hard === Infinity ? 'unlimited' : String(limit.hard);
   return {
     cap,
+    openFiles: limit.soft,
     warning: `the open-file limit is ${limit.soft} (hard ${hard}), too low for STACK_MAX_CONNECTIONS=${maxConnections}: `
       + `at most ${cap} connections are taken; for more, raise the hard limit (ulimit -Hn, or LimitNOFILE= in the systemd unit)`,
   };

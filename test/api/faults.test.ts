@@ -225,7 +225,7 @@ describe('the open-file limit', () => {
 
   test('a cap that fits is kept; one that does not is lowered, with how to raise the limit', async () => {
     const { fitConnectionCap } = await import('../../src/http/fd-limit.js');
-    assert.deepEqual(fitConnectionCap(1000, { soft: 20_000, hard: 20_000 }), { cap: 1000 });
+    assert.deepEqual(fitConnectionCap(1000, { soft: 20_000, hard: 20_000 }), { cap: 1000, openFiles: 20_000 });
     const lowered = fitConnectionCap(1000, { soft: 1024, hard: 1024 });
     assert.equal(lowered.cap, 960);
     assert.match(lowered.warning!, /raise the hard limit \(ulimit -Hn, or LimitNOFILE= in the systemd unit\)/);
