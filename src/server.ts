@@ -30,10 +30,19 @@ export interface AppDeps {
   startedAt: number;
 }
 
-/** The request target as a URL. Appended to a fixed origin, so `//x` stays a path (not a host). */
+/**
+ * The request target as a URL. Appended to a fixed origin, so `//x` stays a path (not a host). A target
+ * with a `.` or `..` segment (also percent-encoded) is refused rather than resolved: URL parsing would
+ * turn `/api/v1/presets/%2e` into the preset list and `/x/..` into something else again.
+ */
 function requestUrl(req: IncomingMessage): URL {
+  const target = req.url ?? '/';
+  const path = target.split(/[?#]/, 1)[0];
+  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path)) {
+    throw new ApiError('NOT_FOUND', `no endpoint at ${path}: paths with . or .. segments are not resolved; send the path itself`);
+  }
   try {
-    return new URL(`http://localhost${(req.url ?? '/').startsWith('/') ? '' : '/'}${req.url ?? ''}`);
+    return new URL(`http://localhost${target.startsWith('/') ? '' : '/'}${target}`);
   } catch {
     throw new ApiError('VALIDATION_ERROR', 'the request target is not a valid URL path', { details: { errors: [`cannot parse ${JSON.stringify(req.url)}`] } });
   }

@@ -24,6 +24,8 @@ export interface RawCatalogue {
   proxies: ProxyPlugin[];
   skillPacks: SkillPackPlugin[];
   presets: PresetPlugin[];
+  /** plugin folders whose manifest did not load (its problems are recorded): id -> manifest file */
+  unloaded: Map<string, string>;
 }
 
 const ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -39,7 +41,7 @@ export const FOLDER_KINDS = [
 export function readCatalogue(dirs: CatalogueDirs, problems: Problem[]): RawCatalogue {
   const root = commonRoot(dirs);
   const ctx = new ReadContext(root, problems);
-  const raw: RawCatalogue = { categories: [], services: [], frameworks: [], proxies: [], skillPacks: [], presets: [] };
+  const raw: RawCatalogue = { categories: [], services: [], frameworks: [], proxies: [], skillPacks: [], presets: [], unloaded: new Map() };
 
   const categoriesFile = path.join(dirs.catalogue, 'categories.yaml');
   const categories = ctx.readManifest(categoriesFile, 'categories') as { categories: Category[] } | undefined;
@@ -56,7 +58,10 @@ export function readCatalogue(dirs: CatalogueDirs, problems: Problem[]): RawCata
         continue;
       }
       const manifest = ctx.readManifest(file, spec.schema);
-      if (!manifest || !ctx.checkDeclaredId(manifest, id, file)) continue;
+      if (!manifest || !ctx.checkDeclaredId(manifest, id, file)) {
+        raw.unloaded.set(id, ctx.rel(file));
+        continue;
+      }
       const templates = ctx.readTemplates(dir, file, templateNames(spec.kind, manifest));
       const base = { id, dir, file: ctx.rel(file), templates, hash: hashOf(manifest, templates) };
       switch (spec.kind) {

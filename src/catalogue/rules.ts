@@ -19,6 +19,15 @@ export function isMovingTag(tag: string): boolean {
   return /^(latest|main|master|nightly|edge)$/i.test(tag);
 }
 
+/**
+ * How a reference to a plugin that is not in the catalogue reads: "unknown service "x"" with a close
+ * match, or, for a plugin whose own manifest did not load, where to look first (its errors are the cause).
+ */
+function missing(what: string, id: string, known: Iterable<string>, unloaded: ReadonlyMap<string, string>): string {
+  const file = unloaded.get(id);
+  return file ? `${what} "${id}", whose manifest did not load (fix the errors in ${file} first)` : `unknown ${what} "${id}"${didYouMean(id, known)}`;
+}
+
 export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
   const add = (file: string, pointer: string, rule: LoadRule, message: string, severity: Problem['severity'] = 'error') =>
     problems.push({ severity, file, pointer, rule, message });
@@ -40,7 +49,7 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
       byId.set(plugin.id, plugin);
     }
     checkContainer(plugin, add);
-    checkServiceRefs(plugin, services, allContainers, add);
+    checkServiceRefs(plugin, services, allContainers, raw.unloaded, add);
   }
 
   for (const s of raw.services) {
@@ -49,7 +58,7 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
     }
     (s.manifest.conflictsWith ?? []).forEach((id, i) => {
       if (id === s.id) add(s.file, `/conflictsWith/${i}`, 'ref.self', 'a service cannot conflict with itself');
-      else if (!services.has(id)) add(s.file, `/conflictsWith/${i}`, 'ref.unknown', `conflictsWith unknown service "${id}"${didYouMean(id, services.keys())}`);
+      else if (!services.has(id)) add(s.file, `/conflictsWith/${i}`, 'ref.unknown', `conflictsWith ${missing('service', id, services.keys(), raw.unloaded)}`);
     });
   }
   checkCycles(raw.services, add);
@@ -61,7 +70,7 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
     });
     for (const field of ['requiredServices', 'optionalServices'] as const) {
       (pack.manifest[field] ?? []).forEach((id, i) => {
-        if (!services.has(id)) add(pack.file, `/${field}/${i}`, 'ref.unknown', `${field} names unknown service "${id}"${didYouMean(id, services.keys())}`);
+        if (!services.has(id)) add(pack.file, `/${field}/${i}`, 'ref.unknown', `${field} names ${missing('service', id, services.keys(), raw.unloaded)}`);
       });
     }
   }
@@ -168,16 +177,16 @@ function checkBounds(plugin: ContainerPlugin, add: Add): void {
   });
 }
 
-function checkServiceRefs(plugin: ContainerPlugin, services: Map<string, ServicePlugin>, containers: Map<string, ContainerPlugin>, add: Add): void {
+function checkServiceRefs(plugin: ContainerPlugin, services: Map<string, ServicePlugin>, containers: Map<string, ContainerPlugin>, unloaded: ReadonlyMap<string, string>, add: Add): void {
   const requires = plugin.manifest.requires ?? [];
   requires.forEach((id, i) => {
     if (id === plugin.id) add(plugin.file, `/requires/${i}`, 'ref.self', 'a plugin cannot require itself');
-    else if (!services.has(id)) add(plugin.file, `/requires/${i}`, 'ref.unknown', `requires unknown service "${id}"${didYouMean(id, services.keys())}`);
+    else if (!services.has(id)) add(plugin.file, `/requires/${i}`, 'ref.unknown', `requires ${missing('service', id, services.keys(), unloaded)}`);
   });
   const own = plugin.manifest.environment ?? [];
   own.forEach((env, i) => {
     if (env.ifPresent !== undefined && !containers.has(env.ifPresent)) {
-      add(plugin.file, `/environment/${i}/ifPresent`, 'ref.unknown', `ifPresent names unknown plugin "${env.ifPresent}"${didYouMean(env.ifPresent, containers.keys())}`);
+      add(plugin.file, `/environment/${i}/ifPresent`, 'ref.unknown', `ifPresent names ${missing('plugin', env.ifPresent, containers.keys(), unloaded)}`);
     }
     // a variable may refer to this plugin, what it requires, and the plugin its emission depends on
     const reachable = (target: string) => target === plugin.id || requires.includes(target) || target === env.ifPresent;
@@ -249,14 +258,17 @@ function checkCycles(services: ServicePlugin[], add: Add): void {
 function checkPreset(preset: RawCatalogue['presets'][number], services: Map<string, ServicePlugin>, skillPackIds: Set<string>, raw: RawCatalogue, add: Add): void {
   const m = preset.manifest;
   m.services.forEach((id, i) => {
-    if (!services.has(id)) add(preset.file, `/services/${i}`, 'ref.unknown', `unknown service "${id}"${didYouMean(id, services.keys())}`);
+    if (!services.has(id)) add(preset.file, `/services/${i}`, 'ref.unknown', missing('service', id, services.keys(), raw.unloaded));
   });
   m.skills.forEach((id, i) => {
-    if (!skillPackIds.has(id)) add(preset.file, `/skills/${i}`, 'ref.unknown', `unknown skill pack "${id}"${didYouMean(id, skillPackIds)}`);
+    if (!skillPackIds.has(id)) add(preset.file, `/skills/${i}`, 'ref.unknown', missing('skill pack', id, skillPackIds, raw.unloaded));
   });
   // what the preset holds once requires are followed
   const held = new Set<string>();
+  // what a plugin that did not load requires is unknown: its needs are not judged (its errors come first)
+  let unknowable = false;
   const follow = (id: string) => {
+    if (raw.unloaded.has(id)) unknowable = true;
     if (held.has(id) || !services.has(id)) return;
     held.add(id);
     for (const dep of services.get(id)!.manifest.requires ?? []) follow(dep);
@@ -265,7 +277,7 @@ function checkPreset(preset: RawCatalogue['presets'][number], services: Map<stri
   m.skills.forEach((packId, i) => {
     const pack = raw.skillPacks.find((p) => p.id === packId);
     for (const need of pack?.manifest.requiredServices ?? []) {
-      if (!held.has(need)) add(preset.file, `/skills/${i}`, 'preset.inconsistent', `skill pack "${packId}" needs service "${need}", which the preset does not hold: add it to services`);
+      if (!held.has(need) && !unknowable) add(preset.file, `/skills/${i}`, 'preset.inconsistent', `skill pack "${packId}" needs service "${need}", which the preset does not hold: add it to services`);
     }
   });
   const pairs = new Set<string>();

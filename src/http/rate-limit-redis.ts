@@ -1,15 +1,21 @@
 // Rate-limit counters in Redis (REDIS_URL), so every instance behind a load balancer shares one limit.
 // If Redis stops answering, counting falls back to this process's memory rather than failing requests:
-// the limit then holds per instance until Redis is back.
+// the limit then holds per instance until Redis is back. After a failure Redis is left alone for a
+// moment (RETRY_AFTER_MS), so a hung server costs one timeout, not one per request.
 import { createClient, type RedisClientType } from 'redis';
 
 // the client createClient gives without modules or scripts (RESP3 is the default in redis 6)
 type Client = RedisClientType<{}, {}, {}, 3, {}>;
 import { MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';
 
+/** How long counting stays in memory after Redis failed or did not answer in time. */
+const RETRY_AFTER_MS = 5_000;
+const ANSWER_WITHIN_MS = 500;
+
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly fallback = new MemoryRateLimitStore();
   private warned = false;
+  private retryAt = 0;
 
   private constructor(private readonly client: Client, private readonly prefix: string) {}
 
@@ -26,17 +32,19 @@ export class RedisRateLimitStore implements RateLimitStore {
       },
     });
     const store = new RedisRateLimitStore(client, prefix);
-    client.on('error', (e: Error) => store.warn(e));
+    // before the first connection an error stops the start (the caller says so): no fallback line then
+    client.on('error', (e: Error) => { if (connectedOnce) store.warn(e); });
     client.on('ready', () => { connectedOnce = true; });
     await client.connect();
     return store;
   }
 
   async increment(key: string, windowEndsAt: number): Promise<number> {
-    if (!this.client.isReady) return this.fallback.increment(key, windowEndsAt);
+    if (!this.client.isReady || Date.now() < this.retryAt) return this.fallback.increment(key, windowEndsAt);
     try {
       const fullKey = this.prefix + key;
-      const [count] = await withTimeout(this.client.multi().incr(fullKey).expireAt(fullKey, Math.ceil(windowEndsAt) + 1).exec(), 500);
+      const [count] = await withTimeout(this.client.multi().incr(fullKey).expireAt(fullKey, Math.ceil(windowEndsAt) + 1).exec(), ANSWER_WITHIN_MS);
+      if (this.warned) console.log('rate limits: Redis answers again; counting there');
       this.warned = false;
       return Number(count);
     } catch (e) {
@@ -46,9 +54,10 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   private warn(e: Error): void {
+    this.retryAt = Date.now() + RETRY_AFTER_MS;
     if (this.warned) return;
     this.warned = true;
-    console.error(`rate limits: Redis unavailable (${e.message}); counting in memory until it is back`);
+    console.error(`rate limits: Redis unavailable (${e.message}); counting in memory until it is back (tried again every ${RETRY_AFTER_MS / 1000} s)`);
   }
 
   async close(): Promise<void> {

@@ -138,6 +138,9 @@ describe('the server process under faults', () => {
     // a request after the abort shows the server went on, and flushes any log of the abort before it
     const after = await raw(port, 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     assert.match(after.text, /^HTTP\/1\.1 200 /);
+    // the aborted request's token stays spent: the next write is the second of the window (limit 20)
+    const next = await raw(port, `POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    assert.match(next.text, /\r\nX-RateLimit-Remaining: 18\r\n/i);
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
     assert.doesNotMatch(output(), /unexpected error|INTERNAL_ERROR|aborted\n\s+at /);

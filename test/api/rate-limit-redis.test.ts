@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { createClient } from 'redis';
 import { RedisRateLimitStore } from '../../src/http/rate-limit-redis.js';
+import { spawnServer } from '../support/process.js';
 import { apiError, okData, startServer, type TestServer } from '../support/server.js';
 
 let redis: ChildProcess;
@@ -67,8 +69,39 @@ describe('Redis rate-limit store', () => {
     await b.close();
   });
 
-  test('connecting to no Redis at all fails, so the server refuses to start', async () => {
+  test('connecting to no Redis at all fails, so the server refuses to start, saying only that', async () => {
     const closed = await freePort();
     await assert.rejects(RedisRateLimitStore.connect(`redis://127.0.0.1:${closed}`));
+    const start = await spawnServer({ REDIS_URL: `redis://127.0.0.1:${closed}` }).then(() => 'listening', (e: Error) => e.message);
+    assert.match(start, /REDIS_URL is set but Redis cannot be reached .*; not starting/);
+    assert.doesNotMatch(start, /counting in memory/, 'no fallback line before an exit');
+  });
+});
+
+describe('a Redis that hangs', () => {
+  test('costs one timeout: later requests count in memory at once, without queueing commands for it', async () => {
+    const hungPort = await freePort();
+    const hung = spawn('redis-server', ['--port', String(hungPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    try {
+      await waitForPort(hungPort);
+      const url = `redis://127.0.0.1:${hungPort}`;
+      const store = await RedisRateLimitStore.connect(url, 'hang:');
+      const windowEndsAt = Date.now() / 1000 + 600;
+      assert.equal(await store.increment('k', windowEndsAt), 1, 'counted in Redis');
+      hung.kill('SIGSTOP');
+      // every request is still counted (in memory); only the first one waited for Redis
+      const counts = [];
+      for (let i = 0; i < 10; i++) counts.push(await store.increment('k', windowEndsAt));
+      assert.deepEqual(counts, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      hung.kill('SIGCONT');
+      // what reached Redis while it hung: the one timed-out increment, not ten
+      const reader = createClient({ url });
+      await reader.connect();
+      assert.equal(await reader.get('hang:k'), '2');
+      await reader.quit();
+      await store.close();
+    } finally {
+      hung.kill('SIGKILL');
+    }
   });
 });

@@ -171,6 +171,27 @@ describe('unknown paths and methods', () => {
     await okData(await server.get('//api/v1//skills'));
   });
 
+  test('a . or .. segment, plain or percent-encoded, is a 404: the path is not resolved to another endpoint', async () => {
+    // fetch would resolve the segments itself, so the targets go out as they are through node:http
+    const { request } = await import('node:http');
+    const send = (target: string) => new Promise<{ status: number; body: any }>((resolve, reject) => {
+      request(`${server.url}${target}`, { path: target }, (res) => {
+        let text = '';
+        res.on('data', (c) => { text += c; });
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      }).on('error', reject).end();
+    });
+    for (const target of ['/api/v1/presets/%2e', '/api/v1/presets/.', '/api/v1/x/%2E%2e/health', '/api/v1/x/../health', '/api/v1/presets/%2e%2e?x=1']) {
+      const { status, body } = await send(target);
+      assert.equal(status, 404, target);
+      assert.equal(body.error.code, 'NOT_FOUND', target);
+      assert.match(body.error.message, /\. or \.\. segments are not resolved/, target);
+    }
+    // a dot inside a segment is an ordinary character
+    assert.doesNotMatch((await send('/api/v1/presets/a.b')).body.error.message, /segments/);
+    assert.equal((await send('/api/v1/health?x=..')).status, 200);
+  });
+
   test('a malformed path is a 404, never a 500', async () => {
     await apiError(await server.get('/api/v1/presets/%E0%A4%A'), 404, 'NOT_FOUND');
     await apiError(await server.get('/api/v1/services/%zz'), 404, 'NOT_FOUND');

@@ -64,6 +64,17 @@ describe('broken plugins are refused with file, field and reason', () => {
       'plugins/services/beta/service.yaml', '/requires/0', 'ref.unknown', /unknown service "alpah" \(did you mean "alpha"\?\)/);
   });
 
+  test('references to a plugin whose manifest did not load point at its errors, with no knock-on problems', () => {
+    const list = problems({ 'plugins/services/alpha/service.yaml': service('alpha', 'bogusField: 1\n') });
+    const cause = /service "alpha", whose manifest did not load \(fix the errors in plugins\/services\/alpha\/service\.yaml first\)/;
+    expectProblem(list, 'plugins/services/alpha/service.yaml', '', 'schema', /unknown field "bogusField"/);
+    expectProblem(list, 'plugins/services/beta/service.yaml', '/requires/0', 'ref.unknown', cause);
+    expectProblem(list, 'plugins/skills/pack/skill-pack.yaml', '/requiredServices/0', 'ref.unknown', cause);
+    // the preset holds beta, which requires alpha: whether it holds what the pack needs cannot be judged yet
+    assert.deepEqual(list.filter((p) => p.rule === 'preset.inconsistent'), []);
+    assert.equal(list.length, 3);
+  });
+
   test('unknown conflictsWith, skill-pack and preset references are named', () => {
     const list = problems({
       'plugins/services/alpha/service.yaml': service('alpha', 'conflictsWith: [gamma]\n'),
