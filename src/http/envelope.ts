@@ -18,14 +18,14 @@ export function sendData(res: ServerResponse, data: unknown, status = 200): void
   sendJson(res, status, { ok: true, data });
 }
 
-/** The encoded success envelope around data that is already JSON text. */
-/**
- * The same from data already encoded as UTF-8 JSON chunks, kept as chunks: a bound bundle's chunks are
- * mostly its shape's shared buffers, so an answer written as they are allocates next to nothing, where
- * joining them would allocate the whole body again for every new name.
- */
+/** An answer body kept as the buffers it is made of; sendEnvelope writes them in one gathered write. */
 export interface ChunkedBody { chunks: readonly Buffer[]; length: number }
 
+/**
+ * The success envelope around data already encoded as UTF-8 JSON chunks, kept as chunks: a bound
+ * bundle's chunks are mostly its shape's shared buffers, so an answer written as they are allocates next
+ * to nothing, where joining them would allocate the whole body again for every new name.
+ */
 export function successEnvelopeOf(dataChunks: Buffer[]): ChunkedBody {
   // runs of small chunks (quotes, names, file keys) are joined: each chunk written costs a call, and
   // copying small ones is cheaper than that; the large shared pieces go out as they are
@@ -55,15 +55,15 @@ const SHARED_CHUNK_BYTES = 1024;
 const ENVELOPE_OPEN = Buffer.from('{"ok":true,"data":');
 const ENVELOPE_CLOSE = Buffer.from('}');
 
+/** The encoded success envelope around data that is already JSON text. */
 export function successEnvelope(dataJson: string): Buffer {
   return Buffer.from(`{"ok":true,"data":${dataJson}}`);
 }
 
 /** Sends an envelope encoded ahead (cached views and bundles); chunks go out in one gathered write. */
 export function sendEnvelope(res: ServerResponse, body: Buffer | ChunkedBody): void {
-  const chunked = !Buffer.isBuffer(body);
   res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, 'Cache-Control': 'no-store' });
-  if (!chunked) {
+  if (Buffer.isBuffer(body)) {
     res.end(body);
     return;
   }
