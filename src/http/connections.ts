@@ -35,26 +35,23 @@ class ConnectionGroup {
   }
 }
 
-export class ConnectionTable {
+class ConnectionTable {
   private readonly all = new ConnectionGroup();
   private readonly byAddress = new Map<string, ConnectionGroup>();
   /** every open connection, with the group of its address */
   private readonly members = new Map<net.Socket, ConnectionGroup>();
+  /** requests under way per connection (pipelined requests are announced before the first is answered) */
   private readonly requestsUnderWay = new Map<net.Socket, number>();
-  /** connections closed to make room, and new ones turned away (every connection was busy) */
-  evicted = 0;
-  refused = 0;
 
   constructor(private readonly maxTotal: number, private readonly maxPerAddress: number) {}
 
-  /** Takes a new connection in, closing the oldest idle one at a cap; false when it had to be refused. */
-  admit(socket: net.Socket): boolean {
+  /** Takes a new connection in, closing the oldest idle one at a cap; refuses it when every one is busy. */
+  admit(socket: net.Socket): void {
     const address = socket.remoteAddress ?? '';
     const group = this.byAddress.get(address) ?? new ConnectionGroup(address);
     if (!this.makeRoom(group, this.maxPerAddress) || !this.makeRoom(this.all, this.maxTotal)) {
-      this.refused++;
       socket.destroy();
-      return false;
+      return;
     }
     this.byAddress.set(address, group);
     this.members.set(socket, group);
@@ -63,7 +60,6 @@ export class ConnectionTable {
     group.idle.add(socket);
     this.all.idle.add(socket);
     socket.once('close', () => this.forget(socket));
-    return true;
   }
 
   /** A request started on the connection: it is not closed to make room until the request is answered. */
@@ -92,7 +88,6 @@ export class ConnectionTable {
     if (group.open < cap) return true;
     const victim = group.oldestIdle();
     if (!victim) return false;
-    this.evicted++;
     // counted out at once (its close event comes later): the new connection takes its place
     this.forget(victim);
     victim.destroy();
@@ -112,7 +107,7 @@ export class ConnectionTable {
   }
 }
 
-export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress'>): ConnectionTable {
+export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress'>): void {
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -132,5 +127,4 @@ export function guardConnections(server: http.Server, config: Pick<Config, 'maxC
     }
     socket.end(rawErrorResponse(parserError(err)));
   });
-  return table;
 }

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 
 /** Descriptors kept for all but client connections: Node itself, files, Redis, the catalogue watch. */
-export const RESERVED_DESCRIPTORS = 64;
+const RESERVED_DESCRIPTORS = 64;
 /** The cap is never fitted below this: fewer connections would not be a service. */
 const MIN_CONNECTIONS = 16;
 

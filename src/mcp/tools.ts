@@ -46,6 +46,17 @@ const ID_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
 /** The input of a tool that takes no arguments. */
 const NO_ARGUMENTS = (): Tool['inputSchema'] => ({ type: 'object', properties: {}, additionalProperties: false });
 
+/** A tool without arguments that answers a view of the catalogue in force. */
+function catalogueView(view: (catalogue: Catalogue) => unknown): Pick<ToolDef, 'inputSchema' | 'call'> {
+  return {
+    inputSchema: NO_ARGUMENTS,
+    call: (args, engine) => {
+      checkArgs(args, {});
+      return json(view(engine.catalogue()));
+    },
+  };
+}
+
 /** Whether a skill pack needs the service (required) or can use it (optional). */
 const packNeeds = (p: SkillPackPlugin, service: string) => p.manifest.requiredServices.includes(service);
 const packCanUse = (p: SkillPackPlugin, service: string) => (p.manifest.optionalServices ?? []).includes(service);
@@ -223,14 +234,9 @@ export const TOOLS: ToolDef[] = [
     title: 'Service categories',
     description: 'The categories services are grouped in (id, name, description, and how many services each holds): the values of list_services `category`.',
     bucket: 'read',
-    inputSchema: NO_ARGUMENTS,
-    call: (args, engine) => {
-      checkArgs(args, {});
-      const catalogue = engine.catalogue();
-      return json({
-        categories: [...catalogue.categories.values()].map((c) => ({ ...c, services: catalogue.servicesByCategory.get(c.id)?.length ?? 0 })),
-      });
-    },
+    ...catalogueView((catalogue) => ({
+      categories: [...catalogue.categories.values()].map((c) => ({ ...c, services: catalogue.servicesByCategory.get(c.id)?.length ?? 0 })),
+    })),
   },
   {
     name: 'list_skill_packs',
@@ -267,16 +273,11 @@ export const TOOLS: ToolDef[] = [
     title: 'Agent frameworks and reverse proxies',
     description: 'The agent frameworks (values of primaryFramework and companionFrameworks; `default` marks the one used when primaryFramework is omitted) and the reverse proxies (values of proxy, besides "none"), as GET /api/v1/frameworks and GET /api/v1/proxies.',
     bucket: 'read',
-    inputSchema: NO_ARGUMENTS,
-    call: (args, engine) => {
-      checkArgs(args, {});
-      const catalogue = engine.catalogue();
-      return json({
-        defaultFramework: catalogue.defaultFramework,
-        frameworks: [...catalogue.frameworks.values()].map((f) => frameworkView(catalogue, f)),
-        proxies: [...catalogue.proxies.values()].map(proxyView),
-      });
-    },
+    ...catalogueView((catalogue) => ({
+      defaultFramework: catalogue.defaultFramework,
+      frameworks: [...catalogue.frameworks.values()].map((f) => frameworkView(catalogue, f)),
+      proxies: [...catalogue.proxies.values()].map(proxyView),
+    })),
   },
   {
     name: 'validate_stack',
