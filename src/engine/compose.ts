@@ -95,6 +95,9 @@ function extraContainers(model: StackModel, logging: unknown): Map<string, Recor
       command: ['sh', target],
       environment,
       volumes: [`./${file}:${target}:ro`],
+      // the server image declares its data folders as VOLUMEs: without a mount there, every run of this
+      // one-shot container would leave an anonymous volume behind
+      ...(m.volumes?.length ? { tmpfs: m.volumes.map((v) => v.target) } : {}),
       depends_on: { [serverId]: { condition: 'service_healthy' } },
       ...containerPolicy(serverId, { ...m, pidsLimit: 256, stop: undefined }, { hardened: model.options.hardened, logging, memory: '128m' }),
       networks: [NETWORK],

@@ -84,6 +84,12 @@ describe('database setup against a real PostgreSQL', () => {
     assert.equal(psql('n8n', first.N8N_DB_POSTGRESDB_PASSWORD, 'n8n', 'create table t (x int)').status, 0);
     assert.notEqual(psql('n8n', first.N8N_DB_POSTGRESDB_PASSWORD, 'langfuse', 'create table t (x int)').status, 0, 'n8n cannot create tables in langfuse');
     assert.equal(psql('n8n', first.N8N_DB_POSTGRESDB_PASSWORD, 'n8n', 'select rolsuper from pg_roles where rolname = current_user').stdout.trim(), 'f');
+    // no connection at all to another consumer's database or to the server's own ones
+    for (const other of ['langfuse', 'postgres', 'template1']) {
+      const denied = psql('n8n', first.N8N_DB_POSTGRESDB_PASSWORD, other, 'select 1');
+      assert.notEqual(denied.status, 0, `n8n connects to ${other}`);
+      assert.match(denied.stderr, /permission denied for database/);
+    }
   });
 
   test('a second run changes nothing and succeeds', () => {

@@ -31,7 +31,7 @@ function setup(request: Parameters<Generator['generate']>[0], opts: { noDocker?:
 echo "$*" >> ${JSON.stringify(log)}
 case "$*" in
   "compose ps -q") echo c1 ;;
-  "run --rm -i "*) cat >/dev/null; echo 'stackwright:$2y$10$0123456789abcdefghijkuVWXYZ0123456789abcdefghijklmnopq' ;;
+  "run --rm -i "*) cat >/dev/null; printf 'stackwright:$2y$10$0123456789abcdefghijkuVWXYZ0123456789abcdefghijklmnopq\n\n' ;; # htpasswd -n ends its record with an empty line
   "ps --filter publish="*)
     if [ -n "\${FAKE_PORT_HOLDER:-}" ] && [[ "$*" == *"publish=\${FAKE_PORT_HOLDER%%=*} "* ]]; then
       [[ "$*" == *Names* ]] && echo "\${FAKE_PORT_HOLDER#*=} otherproject" || echo otherproject
@@ -44,14 +44,25 @@ esac
 exit 0
 `, { mode: 0o755 });
   }
+  if (opts.noDocker) hideDocker(bin);
   fs.writeFileSync(path.join(bin, 'ss'), '#!/usr/bin/env bash\n[ -n "${FAKE_SS:-}" ] && printf \'%s\\n\' "$FAKE_SS"\nexit 0\n', { mode: 0o755 });
-  // a PATH with the usual tools but no real docker
-  const PATH = `${bin}:/usr/bin:/bin`;
+  // a PATH with the usual tools but no real docker (hideDocker shadows it where the machine has one)
+  const PATH = opts.noDocker ? bin : `${bin}:/usr/bin:/bin`;
   const run = (script: string, ...args: string[]) => runWith({}, script, ...args);
   const runWith = (env: Record<string, string>, script: string, ...args: string[]) =>
     spawnSync('bash', [path.join(dir, script), ...args], { cwd: root, env: { PATH, HOME: root, ...env }, encoding: 'utf8', timeout: 20_000 });
   const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : []);
   return { dir, run, runWith, calls };
+}
+
+/** Links every program of /usr/bin and /bin but docker into bin, for a PATH on which docker is missing. */
+function hideDocker(bin: string): void {
+  for (const dir of ['/usr/bin', '/bin']) {
+    for (const name of fs.readdirSync(dir)) {
+      if (name === 'docker' || fs.existsSync(path.join(bin, name))) continue;
+      fs.symlinkSync(path.join(dir, name), path.join(bin, name));
+    }
+  }
 }
 
 /** A started stack (key set, .env made), ready for update and port tests. */

@@ -1,0 +1,32 @@
+// Run once when the kit builds a service's stand-in image (as root): creates the named user the manifest
+// runs the service as, the volume folders owned by that user (as upstream images prepare their data
+// folders), and a shim for every program the manifest says the image carries that this image lacks.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+const config = JSON.parse(readFileSync('/standin/config.json', 'utf8'));
+const has = (program) => {
+  try { execFileSync('sh', ['-c', `command -v "$1"`, 'sh', program], { stdio: 'ignore' }); return true; } catch { return false; }
+};
+let owner = '0:0';
+if (config.user) {
+  const [name, group] = config.user.split(':');
+  if (/^\d+$/.test(name)) owner = `${name}:${group ?? name}`;
+  else {
+    if (!safeId(name)) execFileSync('useradd', ['--system', '--create-home', name]);
+    owner = `${name}:${group ?? name}`;
+  }
+}
+function safeId(name) { try { execFileSync('id', [name], { stdio: 'ignore' }); return true; } catch { return false; } }
+for (const dir of config.volumes) {
+  mkdirSync(dir, { recursive: true });
+  execFileSync('chown', [owner, dir]);
+}
+for (const program of config.binaries) {
+  const path = program.startsWith('/') ? program : program.startsWith('./') ? null : `/usr/local/bin/${program}`;
+  if (!path || (program.startsWith('/') ? existsSync(path) : has(program))) continue;
+  mkdirSync(dirname(path), { recursive: true });
+  copyFileSync('/standin/shim.sh', path);
+  chmodSync(path, 0o755);
+}

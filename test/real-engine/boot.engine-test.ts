@@ -1,0 +1,79 @@
+// Boots representative generated stacks on the real Docker engine, the way their README says, and checks
+// what a user relies on: start.sh succeeds, every container is healthy, every route answers through the
+// proxy with the right login, the stack stops and comes back on its kept volumes, and `docker compose down`
+// keeps the data and leaves nothing anonymous behind. Counts and states only, no timing assertions.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { containerProblems, databaseProblems, routeProblems } from './checks.js';
+import { engineProblem } from './engine.js';
+import { anonymousVolumes, Stack } from './stack.js';
+
+/** The provider key a user sets before the first start (OpenClaw needs one; no call reaches a provider). */
+const PROVIDER_KEY = { OPENAI_API_KEY: 'sk-stackwright-engine-test' };
+
+const CASES: { label: string; request: Record<string, unknown>; databases?: true }[] = [
+  { label: 'research assistant behind Caddy, local (a gated route, the real OpenClaw)', request: { name: 'e2e-caddy', preset: 'research-assistant', proxy: 'caddy' } },
+  { label: 'automation hub behind nginx (a PostgreSQL consumer)', request: { name: 'e2e-nginx', preset: 'automation-hub', proxy: 'nginx' }, databases: true },
+  { label: 'BookStack behind Caddy (a MySQL consumer)', request: { name: 'e2e-mysql', services: ['bookstack'], proxy: 'caddy' }, databases: true },
+];
+
+before(async () => {
+  const problem = await engineProblem();
+  if (problem) throw new Error(`the real-engine tier cannot run: ${problem}`);
+});
+
+for (const { label, request, databases } of CASES) {
+  describe(label, { concurrency: false }, () => {
+    let stack: Stack;
+    let anonymousBefore: string[];
+
+    before(async () => {
+      stack = await Stack.generate(request);
+      await stack.provideImages();
+      anonymousBefore = await anonymousVolumes();
+      stack.writeEnv(PROVIDER_KEY);
+    });
+    after(async () => { await stack?.remove(); });
+
+    test('scripts/start.sh exits 0; every container is healthy, one-shot ones exited 0, none restarted', async () => {
+      const start = await stack.script('start.sh');
+      assert.equal(start.code, 0, `start.sh failed:\n${start.stderr}\n${start.stdout}`);
+      assert.match(start.stdout, /The stack is up/);
+      assert.deepEqual(containerProblems(await stack.containers()), []);
+    });
+
+    test('every route in the README answers through the proxy with the login it names', async () => {
+      assert.ok(stack.routes().length > 0, 'the README lists routes');
+      assert.deepEqual(await routeProblems(stack), []);
+    });
+
+    if (databases) {
+      test('each database consumer connects to its own database and to no other', async () => {
+        const { checked, problems } = await databaseProblems(stack);
+        assert.ok(checked > 0, 'the stack has database consumers');
+        assert.deepEqual(problems, []);
+      });
+    }
+
+    test('scripts/stop.sh, then start.sh again on the kept volumes: healthy again', async () => {
+      const volumes = await stack.volumes();
+      const stop = await stack.script('stop.sh');
+      assert.equal(stop.code, 0, stop.stderr);
+      assert.equal((await stack.containers()).length, 0, 'stop.sh removes the containers');
+      assert.deepEqual(await stack.volumes(), volumes, 'stop.sh keeps every named volume');
+      const start = await stack.script('start.sh');
+      assert.equal(start.code, 0, `the second start failed:\n${start.stderr}\n${start.stdout}`);
+      assert.deepEqual(containerProblems(await stack.containers()), []);
+    });
+
+    test('docker compose down keeps the named volumes and leaves no anonymous volume behind', async () => {
+      const volumes = await stack.volumes();
+      assert.ok(volumes.length > 0, 'the stack has named volumes');
+      const down = await stack.compose(['down']);
+      assert.equal(down.code, 0, down.stderr);
+      assert.deepEqual(await stack.volumes(), volumes);
+      const left = (await anonymousVolumes()).filter((v) => !anonymousBefore.includes(v));
+      assert.deepEqual(left, [], 'anonymous volumes left by the stack');
+    });
+  });
+}

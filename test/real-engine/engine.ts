@@ -1,0 +1,77 @@
+// The Docker engine the real-engine tier runs stacks on: found, or started when this process may start it
+// (root, with Debian's dockerd installed), and Compose v2 as the CLI plugin. Where no engine can be had the
+// tier says why; in CI (CI=true) that is a failure, never a silent skip.
+import { spawn, execFile } from 'node:child_process';
+import { openSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface CommandResult { code: number; stdout: string; stderr: string }
+
+/** Runs a command to its end (no shell), never throwing for a non-zero exit. */
+export async function command(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+    const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : undefined;
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export async function docker(args: string[], options: { cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<CommandResult> {
+  return command('docker', args, options);
+}
+
+/** docker, or a thrown error carrying its output. */
+export async function dockerOk(args: string[], options: { cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<string> {
+  const result = await docker(args, options);
+  if (result.code !== 0) throw new Error(`docker ${args.join(' ')} exited ${result.code}:\n${result.stderr}${result.stdout}`);
+  return result.stdout;
+}
+
+async function engineAnswers(): Promise<boolean> {
+  try {
+    await run('docker', ['info', '--format', '{{.ServerVersion}}'], { timeout: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function startDockerd(): Promise<string | undefined> {
+  if (process.getuid?.() !== 0) return 'no Docker engine answers, and only root may start dockerd here';
+  const dockerd = await command('sh', ['-c', 'command -v dockerd']);
+  if (dockerd.code !== 0) return 'no Docker engine answers and dockerd is not installed (npm run setup:test-tools installs docker.io)';
+  const log = path.join(os.tmpdir(), 'stackwright-dockerd.log');
+  const child = spawn(dockerd.stdout.trim(), [], { detached: true, stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')] });
+  child.unref();
+  for (let i = 0; i < 60; i++) {
+    if (await engineAnswers()) return undefined;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  return `dockerd did not answer within 60 s (its log: ${log})`;
+}
+
+/** Why the tier cannot run here, or undefined once the engine and Compose v2 answer. */
+export async function engineProblem(): Promise<string | undefined> {
+  if (!(await engineAnswers())) {
+    const problem = await startDockerd();
+    if (problem) return problem;
+  }
+  const compose = await docker(['compose', 'version', '--short']);
+  if (compose.code !== 0 || !/^v?2\./.test(compose.stdout.trim())) {
+    return `'docker compose' is not Compose v2 (${(compose.stdout + compose.stderr).trim()}); npm run setup:test-tools installs it as a CLI plugin`;
+  }
+  return undefined;
+}

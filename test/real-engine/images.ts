@@ -1,0 +1,156 @@
+// The image kit: nothing can be pulled here, so every image a stack names is built from Debian packages
+// (and npm, for OpenClaw) and tagged with the exact reference the stack uses. test/images/README.md says
+// what each image does and does not prove.
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as yaml from 'js-yaml';
+import type { Catalogue, ContainerManifest } from '../../src/catalogue/types.js';
+import { command, docker, dockerOk } from './engine.js';
+
+export const KIT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'images');
+export const BASE_IMAGE = 'stackwright-test/debian:trixie';
+
+/** Which kit image stands in for an upstream reference (a close stand-in), or undefined for the generic one. */
+function kitFor(reference: string): { dir: string; version?: string } | undefined {
+  const [name, tag = 'latest'] = splitReference(reference);
+  if (name === 'httpd') return { dir: 'htpasswd' };
+  if (name === 'caddy') return { dir: 'caddy' };
+  if (name === 'nginx') return { dir: 'nginx' };
+  if (name === 'postgres' || name === 'pgvector/pgvector') return { dir: 'postgres' };
+  if (name === 'redis' || name === 'valkey/valkey') return { dir: 'redis' };
+  if (name === 'mariadb' || name === 'mysql') return { dir: 'mariadb' };
+  if (name === 'alpine') return { dir: 'helper' };
+  if (name === 'ghcr.io/openclaw/openclaw') return { dir: 'openclaw', version: tag };
+  return undefined;
+}
+
+function splitReference(reference: string): [string, string | undefined] {
+  const at = reference.lastIndexOf(':');
+  return at > reference.lastIndexOf('/') ? [reference.slice(0, at), reference.slice(at + 1)] : [reference, undefined];
+}
+
+async function imageExists(reference: string): Promise<boolean> {
+  return (await docker(['image', 'inspect', '--format', '{{.Id}}', reference])).code === 0;
+}
+
+/** The Debian base every kit image starts from: debootstrap's minimal trixie, imported once per engine. */
+export async function ensureBase(): Promise<void> {
+  if (await imageExists(BASE_IMAGE)) return;
+  const root = mkdtempSync(path.join(os.tmpdir(), 'stackwright-rootfs-'));
+  const boot = await command('debootstrap', ['--variant=minbase', 'trixie', root, 'http://deb.debian.org/debian'], { timeoutMs: 600_000 });
+  if (boot.code !== 0) throw new Error(`debootstrap failed:\n${boot.stderr.slice(-2000)}`);
+  const imported = await command('sh', ['-c', 'tar -C "$1" -c . | docker import - "$2" && rm -rf "$1"', 'sh', root, BASE_IMAGE]);
+  if (imported.code !== 0) throw new Error(`docker import failed:\n${imported.stderr}`);
+}
+
+const built = new Map<string, Promise<string>>();
+
+/** Builds a kit folder once per run (Docker's layer cache makes a rebuild cheap) and returns its tag. */
+function buildKit(dir: string, version = 'latest'): Promise<string> {
+  const tag = `stackwright-test/kit-${dir}:${version}`;
+  let done = built.get(tag);
+  if (!done) {
+    done = (async () => {
+      if (dir === 'openclaw' && (await imageExists(tag))) return tag;
+      const context = dir === 'openclaw' ? await openclawContext(version) : path.join(KIT_DIR, dir);
+      await dockerOk(['build', '-q', '-t', tag, context], { timeoutMs: 900_000 });
+      if (context !== path.join(KIT_DIR, dir)) rmSync(context, { recursive: true, force: true });
+      return tag;
+    })();
+    built.set(tag, done);
+  }
+  return done;
+}
+
+/**
+ * OpenClaw's build context: the kit's Dockerfile, the npm package at the pinned version installed by the
+ * host's npm (the registry is reachable from here, not always from inside a build) and the Node binary
+ * running this process (Node 24 in CI; OpenClaw needs 22.14 or newer).
+ */
+async function openclawContext(version: string): Promise<string> {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < 22 || (major === 22 && minor < 14)) throw new Error(`OpenClaw needs Node 22.14 or newer; the tests run on ${process.version}`);
+  const context = mkdtempSync(path.join(os.tmpdir(), 'stackwright-openclaw-'));
+  cpSync(path.join(KIT_DIR, 'openclaw', 'Dockerfile'), path.join(context, 'Dockerfile'));
+  copyFileSync(process.execPath, path.join(context, 'node'));
+  mkdirSync(path.join(context, 'app'));
+  writeFileSync(path.join(context, 'app', 'package.json'), JSON.stringify({ private: true }));
+  const npm = await command('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--omit=dev', `openclaw@${version}`], { cwd: path.join(context, 'app'), timeoutMs: 600_000 });
+  if (npm.code !== 0) throw new Error(`npm install openclaw@${version} failed:\n${npm.stderr.slice(-2000)}`);
+  return context;
+}
+
+/** What the generic stand-in needs to know of the upstream image it replaces, from its manifest. */
+export interface StandinConfig { image: string; ports: number[]; volumes: string[]; user?: string; binaries: string[] }
+
+export function standinConfig(reference: string, manifest: ContainerManifest | undefined): StandinConfig {
+  const ports = new Set<number>();
+  for (const p of manifest?.ports ?? []) if ((p.protocol ?? 'tcp') === 'tcp') ports.add(p.container);
+  const binaries = new Set(manifest?.binaries ?? []);
+  const test = manifest?.healthcheck?.test;
+  if (Array.isArray(test) && test[0]) binaries.add(test[0]);
+  return {
+    image: reference,
+    ports: [...ports],
+    volumes: (manifest?.volumes ?? []).map((v) => v.target),
+    user: manifest?.user,
+    binaries: [...binaries],
+  };
+}
+
+async function buildStandin(reference: string, manifest: ContainerManifest | undefined): Promise<void> {
+  const base = await buildKit('standin');
+  const context = mkdtempSync(path.join(os.tmpdir(), 'stackwright-standin-'));
+  writeFileSync(path.join(context, 'config.json'), JSON.stringify(standinConfig(reference, manifest)));
+  writeFileSync(path.join(context, 'Dockerfile'), `FROM ${base}\nCOPY config.json /standin/config.json\nRUN node /standin/prepare.mjs\n`);
+  await dockerOk(['build', '-q', '-t', reference, context]);
+}
+
+/** Every container manifest of the catalogue by the image reference it pins. */
+export function manifestsByReference(catalogue: Catalogue): Map<string, ContainerManifest> {
+  const out = new Map<string, ContainerManifest>();
+  for (const group of [catalogue.services, catalogue.frameworks, catalogue.proxies]) {
+    for (const plugin of group.values()) {
+      const m = plugin.manifest as ContainerManifest;
+      out.set(`${m.image}:${m.imageTag}`, m);
+      const gpuTag = (m as { gpuImageTag?: string }).gpuImageTag;
+      if (gpuTag) out.set(`${m.image}:${gpuTag}`, m);
+    }
+  }
+  return out;
+}
+
+/** The image references a generated stack runs: its compose file's defaults and the images its scripts run. */
+export function stackImages(dir: string): string[] {
+  const compose = yaml.load(readFileSync(path.join(dir, 'docker-compose.yml'), 'utf8')) as { services: Record<string, { image?: string }> };
+  const refs = new Set<string>();
+  for (const service of Object.values(compose.services)) {
+    const m = /^\$\{[A-Z0-9_]+:-([^}]+)\}$/.exec(service.image ?? '');
+    if (m) refs.add(m[1]);
+    else if (service.image) refs.add(service.image);
+  }
+  const scripts = ['lib.sh', 'backup.sh'].map((f) => { try { return readFileSync(path.join(dir, 'scripts', f), 'utf8'); } catch { return ''; } }).join('\n');
+  for (const m of scripts.matchAll(/docker run --rm -i '?([a-z0-9./-]+:[A-Za-z0-9._-]+)/g)) refs.add(m[1]);
+  for (const m of scripts.matchAll(/^HELPER_IMAGE=([a-z0-9./-]+:[A-Za-z0-9._-]+)/gm)) refs.add(m[1]);
+  return [...refs].sort();
+}
+
+/** Makes every reference present on the engine: a close stand-in where the kit has one, else the generic one. */
+export async function provideImages(references: string[], catalogue: Catalogue): Promise<{ reference: string; kit: string }[]> {
+  await ensureBase();
+  const manifests = manifestsByReference(catalogue);
+  const out: { reference: string; kit: string }[] = [];
+  for (const reference of references) {
+    const kit = kitFor(reference);
+    if (kit) {
+      await dockerOk(['tag', await buildKit(kit.dir, kit.version), reference]);
+      out.push({ reference, kit: kit.dir });
+    } else {
+      await buildStandin(reference, manifests.get(reference));
+      out.push({ reference, kit: 'standin' });
+    }
+  }
+  return out;
+}
