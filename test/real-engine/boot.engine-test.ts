@@ -3,37 +3,69 @@
 // proxy with the right login, the stack stops and comes back on its kept volumes, and `docker compose down`
 // keeps the data and leaves nothing anonymous behind. Counts and states only, no timing assertions.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { containerProblems, databaseProblems, routeProblems } from './checks.js';
-import { engineProblem } from './engine.js';
+import { dockerOk, engineProblem } from './engine.js';
 import { anonymousVolumes, Stack } from './stack.js';
 
 /** The provider key a user sets before the first start (OpenClaw needs one; no call reaches a provider). */
 const PROVIDER_KEY = { OPENAI_API_KEY: 'sk-stackwright-engine-test' };
 
-const CASES: { label: string; request: Record<string, unknown>; databases?: true }[] = [
-  { label: 'research assistant behind Caddy, local (a gated route, the real OpenClaw)', request: { name: 'e2e-caddy', preset: 'research-assistant', proxy: 'caddy' } },
-  { label: 'automation hub behind nginx (a PostgreSQL consumer)', request: { name: 'e2e-nginx', preset: 'automation-hub', proxy: 'nginx' }, databases: true },
-  { label: 'BookStack behind Caddy (a MySQL consumer)', request: { name: 'e2e-mysql', services: ['bookstack'], proxy: 'caddy' }, databases: true },
+const CASES: { label: string; request: Record<string, unknown>; databases?: true; native?: true }[] = [
+  {
+    label: 'the largest preset (full stack) behind Caddy: gated routes, PostgreSQL consumers, the real OpenClaw',
+    request: { name: 'e2e-full', preset: 'full-stack', proxy: 'caddy' },
+    databases: true,
+  },
+  {
+    label: 'automation hub and BookStack behind nginx: PostgreSQL and MySQL consumers',
+    request: { name: 'e2e-nginx', services: ['n8n', 'postgresql', 'ntfy', 'gotenberg', 'versitygw', 'bookstack'], proxy: 'nginx' },
+    databases: true,
+  },
+  {
+    label: 'offline assistant on bare metal behind Caddy: the container part, and the proxy reaching the native parts',
+    request: { name: 'e2e-native', preset: 'offline-assistant', deploymentType: 'bare-metal', proxy: 'caddy' },
+    native: true,
+  },
 ];
+
+/**
+ * The native parts of a bare-metal stack are not installed here (install.sh would put them under systemd);
+ * a listener of ours on the host-gateway address takes each one's port, as install.sh binds them, so the
+ * routes show the proxy container reaching the host.
+ */
+async function standInForNatives(stack: Stack): Promise<{ env: Record<string, string>; close: () => void }> {
+  const gateway = (await dockerOk(['network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}'])).trim();
+  const servers = stack.routes()
+    .map((r) => /^host\.docker\.internal:(\d+)$/.exec(r.target)?.[1])
+    .filter((port): port is string => Boolean(port))
+    .map((port) => http.createServer((_req, res) => res.end('native stand-in')).listen(Number(port), gateway));
+  return { env: { STACK_NATIVE_BIND: gateway }, close: () => servers.forEach((s) => s.close()) };
+}
 
 before(async () => {
   const problem = await engineProblem();
   if (problem) throw new Error(`the real-engine tier cannot run: ${problem}`);
 });
 
-for (const { label, request, databases } of CASES) {
+for (const { label, request, databases, native } of CASES) {
   describe(label, { concurrency: false }, () => {
     let stack: Stack;
     let anonymousBefore: string[];
+    let natives: { env: Record<string, string>; close: () => void } | undefined;
 
     before(async () => {
       stack = await Stack.generate(request);
       await stack.provideImages();
       anonymousBefore = await anonymousVolumes();
-      stack.writeEnv(PROVIDER_KEY);
+      if (native) natives = await standInForNatives(stack);
+      stack.writeEnv({ ...PROVIDER_KEY, ...natives?.env });
     });
-    after(async () => { await stack?.remove(); });
+    after(async () => {
+      natives?.close();
+      await stack?.remove();
+    });
 
     test('scripts/start.sh exits 0; every container is healthy, one-shot ones exited 0, none restarted', async () => {
       const start = await stack.script('start.sh');

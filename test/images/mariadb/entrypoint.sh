@@ -17,32 +17,37 @@ user=${MARIADB_USER:-${MYSQL_USER:-}}
 password=${MARIADB_PASSWORD:-${MYSQL_PASSWORD:-}}
 if [ ! -d /var/lib/mysql/mysql ]; then
   : "${root_password:?the MariaDB stand-in needs MARIADB_ROOT_PASSWORD or MYSQL_ROOT_PASSWORD}"
-  mariadb-install-db --user="$(id -un)" --datadir=/var/lib/mysql --skip-test-db --auth-root-authentication-method=normal >/dev/null
+  # the bootstrap makes an account named as the Unix user running it (unix_socket authentication), which the
+  # first-run batch uses; root@localhost gets its password as the batch's last step
+  mariadb-install-db --user="$(id -un)" --datadir=/var/lib/mysql --skip-test-db \
+    --auth-root-authentication-method=socket --auth-root-socket-user="$(id -un)" >/dev/null
   # the first-run work happens on a server without networking, as upstream's does
   mariadbd --skip-networking --socket=/var/run/mysqld/init.sock &
   pid=$!
   until mariadb-admin --socket=/var/run/mysqld/init.sock ping --silent >/dev/null 2>&1; do sleep 0.5; done
-  sql() { mariadb --protocol=socket --socket=/var/run/mysqld/init.sock -uroot "$@"; }
+  sql_user=$(id -un) root_pw=''
+  sql() { mariadb --protocol=socket --socket=/var/run/mysqld/init.sock -u"$sql_user" ${root_pw:+"-p$root_pw"} "$@"; }
   esc() { printf '%s' "$1" | sed "s/\\\\/\\\\\\\\/g; s/'/\\\\'/g"; }
-  sql <<SQL
-CREATE USER IF NOT EXISTS 'root'@'%' IDENTIFIED BY '$(esc "$root_password")';
-GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;
-ALTER USER 'root'@'localhost' IDENTIFIED BY '$(esc "$root_password")';
-CREATE USER IF NOT EXISTS 'healthcheck'@'localhost' IDENTIFIED BY 'healthcheck';
-CREATE USER IF NOT EXISTS 'healthcheck'@'127.0.0.1' IDENTIFIED BY 'healthcheck';
-CREATE USER IF NOT EXISTS 'healthcheck'@'::1' IDENTIFIED BY 'healthcheck';
-GRANT USAGE ON *.* TO 'healthcheck'@'localhost', 'healthcheck'@'127.0.0.1', 'healthcheck'@'::1';
-SQL
+  {
+    echo "CREATE USER IF NOT EXISTS 'root'@'%' IDENTIFIED BY '$(esc "$root_password")';"
+    echo "GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;"
+    echo "CREATE USER IF NOT EXISTS 'healthcheck'@'localhost' IDENTIFIED BY 'healthcheck';"
+    echo "CREATE USER IF NOT EXISTS 'healthcheck'@'127.0.0.1' IDENTIFIED BY 'healthcheck';"
+    echo "CREATE USER IF NOT EXISTS 'healthcheck'@'::1' IDENTIFIED BY 'healthcheck';"
+    echo "GRANT USAGE ON *.* TO 'healthcheck'@'localhost', 'healthcheck'@'127.0.0.1', 'healthcheck'@'::1';"
+    if [ -n "$database" ]; then echo "CREATE DATABASE IF NOT EXISTS \`$database\`;"; fi
+    if [ -n "$user" ] && [ -n "$password" ]; then
+      echo "CREATE USER '$user'@'%' IDENTIFIED BY '$(esc "$password")';"
+      if [ -n "$database" ]; then echo "GRANT ALL ON \`$database\`.* TO '$user'@'%';"; fi
+    fi
+    echo "ALTER USER 'root'@'localhost' IDENTIFIED BY '$(esc "$root_password")';"
+  } | sql
+  sql_user=root root_pw=$root_password
   printf '[mariadb-client]\nuser=healthcheck\npassword=healthcheck\nprotocol=tcp\n' > /var/lib/mysql/.my-healthcheck.cnf
-  if [ -n "$database" ]; then sql -e "CREATE DATABASE IF NOT EXISTS \`$database\`"; fi
-  if [ -n "$user" ] && [ -n "$password" ]; then
-    sql -e "CREATE USER '$user'@'%' IDENTIFIED BY '$(esc "$password")'"
-    if [ -n "$database" ]; then sql -e "GRANT ALL ON \`$database\`.* TO '$user'@'%'"; fi
-  fi
   for f in /docker-entrypoint-initdb.d/*; do
     case "$f" in
       *.sh) echo "running $f"; . "$f" ;;
-      *.sql) echo "running $f"; sql -p"$root_password" ${database:+"$database"} < "$f" ;;
+      *.sql) echo "running $f"; sql ${database:+"$database"} < "$f" ;;
       *) ;;
     esac
   done

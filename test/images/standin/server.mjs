@@ -2,7 +2,8 @@
 // builds the image) and:
 //  - checks it can write to every volume the manifest names (as the user the stack runs it as), and keeps a
 //    start count there, so a second start on kept volumes is seen and a permission problem stops the container;
-//  - listens on every TCP port the manifest names and answers any HTTP request with 200 and a small JSON body.
+//  - listens on every TCP port the manifest names and answers any HTTP request with 200 and a small JSON body
+//    holding the words health checks look for.
 // It proves orchestration only: ports, networks, volumes, users, health checks, restarts. Not upstream's program.
 import { createServer } from 'node:http';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,7 +22,9 @@ for (const dir of config.volumes) {
 }
 try { writeFileSync('/tmp/standin.pid', String(process.pid)); } catch { /* a probe then starts a second server, which fails on the port */ }
 
-const body = (request) => JSON.stringify({ standin: config.image, path: request.url, method: request.method, uid: process.getuid(), starts });
+// Health checks that read the answer grep for their program's success words; the body carries them all.
+const HEALTHY = { status: 'UP', healthy: true, checks: 'pass SERVING interface PONG 1' };
+const body = (request) => JSON.stringify({ ...HEALTHY, standin: config.image, path: request.url, method: request.method, uid: process.getuid(), starts });
 for (const port of config.ports) {
   createServer((request, response) => {
     request.resume();

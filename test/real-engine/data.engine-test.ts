@@ -1,0 +1,105 @@
+// A stack's data through its own scripts on the real engine: a backup restores what it saved, an update pulls
+// a newer image from a registry and keeps it when healthy, an unhealthy update is rolled back by itself with
+// the data intact, and --rollback returns to the images before the last update.
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { containerProblems } from './checks.js';
+import { dockerOk, engineProblem } from './engine.js';
+import { LocalRegistry } from './registry.js';
+import { Stack } from './stack.js';
+
+const QDRANT = 'qdrant/qdrant:v1.19.0';
+
+describe('backup, restore, update and rollback of a stack with PostgreSQL and Qdrant', { concurrency: false }, () => {
+  let stack: Stack;
+  let registry: LocalRegistry;
+
+  const sql = async (statement: string): Promise<string> => {
+    const user = stack.env('POSTGRESQL_POSTGRES_USER') ?? 'stack';
+    const db = stack.env('POSTGRESQL_POSTGRES_DB') ?? 'stack';
+    const result = await stack.compose(['exec', '-T', 'postgresql', 'psql', '-X', '-v', 'ON_ERROR_STOP=1', '-U', user, '-d', db, '-tAc', statement]);
+    assert.equal(result.code, 0, `psql: ${result.stderr}`);
+    return result.stdout.trim();
+  };
+  const qdrantImage = async (): Promise<string> => {
+    const id = (await stack.compose(['ps', '-q', 'qdrant'])).stdout.trim();
+    return (await dockerOk(['inspect', '--format', '{{.Config.Image}} {{.Image}}', id])).trim();
+  };
+
+  before(async () => {
+    const problem = await engineProblem();
+    if (problem) throw new Error(`the real-engine tier cannot run: ${problem}`);
+    stack = await Stack.generate({ name: 'e2e-data', services: ['postgresql', 'qdrant'] });
+    await stack.provideImages();
+    stack.writeEnv({ OPENAI_API_KEY: 'sk-stackwright-engine-test' });
+    registry = await LocalRegistry.start();
+    const start = await stack.script('start.sh');
+    assert.equal(start.code, 0, `start.sh failed:\n${start.stderr}\n${start.stdout}`);
+    await sql("create table notes (body text); insert into notes values ('saved')");
+  });
+  after(async () => {
+    await stack?.remove();
+    registry?.stop();
+  });
+
+  test('backup.sh saves every volume and the stack is healthy again; a restore brings the saved data back', async () => {
+    const backup = await stack.script('backup.sh');
+    assert.equal(backup.code, 0, `backup.sh failed:\n${backup.stderr}\n${backup.stdout}`);
+    const backups = readdirSync(path.join(stack.dir, 'backups'));
+    assert.equal(backups.length, 1);
+    const wait = await stack.script('start.sh');
+    assert.equal(wait.code, 0, wait.stderr);
+    await sql("insert into notes values ('after the backup')");
+    assert.equal(await sql('select count(*) from notes'), '2');
+
+    const restore = await stack.script('backup.sh', ['restore', path.join('backups', backups[0])]);
+    assert.equal(restore.code, 0, `restore failed:\n${restore.stderr}\n${restore.stdout}`);
+    const start = await stack.script('start.sh');
+    assert.equal(start.code, 0, `start.sh after the restore failed:\n${start.stderr}`);
+    assert.equal(await sql('select string_agg(body, \',\') from notes'), 'saved');
+    assert.deepEqual(containerProblems(await stack.containers()), []);
+  });
+
+  test('update.sh pulls the image .env names from a registry, recreates the service and keeps it when healthy', async () => {
+    await dockerOk(['build', '-q', '-t', 'stackwright-test/qdrant-next', '-'], { input: `FROM ${QDRANT}\nLABEL org.stackwright.test=next\n` });
+    const next = await registry.push('stackwright-test/qdrant-next', 'qdrant', 'next');
+    const before = await qdrantImage();
+    stack.setEnv('QDRANT_IMAGE', next);
+    const update = await stack.script('update.sh', ['--no-backup']);
+    assert.equal(update.code, 0, `update.sh failed:\n${update.stderr}\n${update.stdout}`);
+    const after = await qdrantImage();
+    assert.equal(after.split(' ')[0], next);
+    assert.notEqual(after.split(' ')[1], before.split(' ')[1], 'a new image runs');
+    assert.deepEqual(containerProblems(await stack.containers()), []);
+    assert.equal(await sql('select count(*) from notes'), '1', 'the data stays');
+  });
+
+  test('an update whose health check fails is rolled back by itself, with the data intact', async () => {
+    // the stand-in, but listening on no port: Qdrant's health check never passes
+    await dockerOk(['build', '-q', '-t', 'stackwright-test/qdrant-broken', '-'], {
+      input: `FROM ${QDRANT}\nRUN printf '%s' '{"image":"broken","ports":[],"volumes":["/qdrant/storage"],"binaries":[]}' > /standin/config.json\n`,
+    });
+    const broken = await registry.push('stackwright-test/qdrant-broken', 'qdrant', 'broken');
+    const before = await qdrantImage();
+    stack.setEnv('QDRANT_IMAGE', broken);
+    const update = await stack.script('update.sh', ['--no-backup'], { STACK_START_TIMEOUT: '60' });
+    assert.notEqual(update.code, 0, 'a failed update is not reported as done');
+    assert.match(update.stderr, /rolled back/);
+    assert.equal((await qdrantImage()).split(' ')[1], before.split(' ')[1], 'the image from before runs again');
+    assert.deepEqual(containerProblems(await stack.containers()).filter((p) => !/restarted/.test(p)), []);
+    assert.equal(await sql('select count(*) from notes'), '1', 'the data stays');
+  });
+
+  test('update.sh --rollback returns to the images from before the last update', async () => {
+    stack.setEnv('QDRANT_IMAGE', QDRANT);
+    const update = await stack.script('update.sh', ['--no-backup']);
+    assert.equal(update.code, 0, `update.sh failed:\n${update.stderr}\n${update.stdout}`);
+    const pinned = await qdrantImage();
+    const rollback = await stack.script('update.sh', ['--rollback']);
+    assert.equal(rollback.code, 0, `--rollback failed:\n${rollback.stderr}\n${rollback.stdout}`);
+    assert.notEqual((await qdrantImage()).split(' ')[1], pinned.split(' ')[1], 'the image before the last update runs');
+    assert.deepEqual(containerProblems(await stack.containers()).filter((p) => !/restarted/.test(p)), []);
+  });
+});
