@@ -32,7 +32,7 @@ export function generator(ctx) {
   const show = (files, name) => {
     $('bundle-summary').textContent = `${name}: ${count(files.length, 'file')}, ${files.reduce((n, f) => n + f.size, 0).toLocaleString('en')} bytes. Choose a file to read it.`;
     $('file-list').replaceChildren(...files.map((f) => el('li', {},
-      el('button', { type: 'button', class: 'file', 'data-path': f.path, 'aria-pressed': 'false' }, el('code', {}, f.path), ` ${f.size.toLocaleString('en')} bytes`))));
+      el('button', { type: 'button', class: 'file', 'data-path': f.path, 'aria-pressed': 'false' }, el('code', {}, f.path), ' ', el('span', { class: 'size' }, `${f.size.toLocaleString('en')} bytes`)))));
     const readme = files.find((f) => f.path === 'README.md')?.text ?? '';
     const moves = readme.split('\n').filter((line) => /^- Host port \d+ was already taken/.test(line)).map((line) => line.slice(2).replace(/`/g, ''));
     $('port-moves').replaceChildren(...(moves.length
@@ -72,7 +72,7 @@ export function generator(ctx) {
       kept = { blob, filename, request: JSON.stringify(request) };
       show(files, request.name);
       $('download').disabled = false;
-      say('ok', `Generated ${request.name} (${count(files.length, 'file')}). Download saves this stack as ${filename}; the files are listed below.`);
+      say('ok', `Generated ${request.name} (${count(files.length, 'file')}). Download saves this stack as ${filename}; its files are under “Generated stack”.`);
       $('bundle-title').focus();
     } catch (e) {
       if (!(e instanceof ApiFailure)) {

@@ -40,7 +40,12 @@ export function liveCheck(ctx) {
   let lastSent = '';
   /** the last answer: { kind: 'nokey' | 'valid' | 'invalid' | 'failed' | 'refused', data?, errors?, text? } */
   let answer = { kind: 'nokey' };
-  let moreOpen = window.matchMedia('(min-width: 60rem)').matches;
+  /**
+   * the details opened or closed by the user; until then they open by themselves on a wide screen when
+   * there is something to fix (on a phone the bar stays small: the problems are beside the fields)
+   */
+  let moreOpen;
+  const wide = window.matchMedia('(min-width: 60rem)');
 
   const fixFor = (sentence) => {
     const id = MISSING_SERVICE.exec(sentence)?.[1];
@@ -98,7 +103,8 @@ export function liveCheck(ctx) {
     ].filter(Boolean);
     if (lists.length) {
       const label = data ? `Details: ${count(data.resolvedServices.length, 'service')}, ${count(data.resolvedSkills.length, 'skill pack')}` : `Details: ${count(problems.length, 'problem')}`;
-      const more = el('details', { class: 'check-more', open: moreOpen }, el('summary', {}, label), lists);
+      const open = moreOpen ?? (wide.matches && (problems.length > 0 || warnings.length > 0));
+      const more = el('details', { class: 'check-more', open }, el('summary', {}, label), lists);
       more.addEventListener('toggle', () => { moreOpen = more.open; });
       nodes.push(more);
     }

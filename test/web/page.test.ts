@@ -135,9 +135,14 @@ for (const [size, viewport] of [['1280×800', DESKTOP], ['360×780', PHONE]] as 
       assert.match(await statusMatches(page, /API key/), /Enter the API key to check/);
       await assertAccessible(page, 'loaded, no key');
 
+      const answer = page.waitForResponse((r) => r.url().endsWith('/api/v1/validate'));
       await enterKey(page);
+      const { data } = await (await answer).json() as { data: { estimatedMemoryMB: number; memoryLimitMB?: number } };
       await statusMatches(page, /^Valid/);
-      assert.match(await page.textContent('#validation .memory') ?? '', /Memory the stack needs \(estimate\)\d[\d,]* MB/);
+      const memory = await page.textContent('#validation .memory') ?? '';
+      assert.match(memory, new RegExp(`^Memory the stack needs \\(estimate\\)${data.estimatedMemoryMB.toLocaleString('en')} MB \\(about [\\d.]+ GB\\)`));
+      // the worst case is shown exactly when the answer carries it
+      assert.equal(/Worst case \(sum of the containers’ memory limits\)/.test(memory), typeof data.memoryLimitMB === 'number', memory);
       await assertAccessible(page, 'key entered, valid');
       // in view at the top, and while choosing in the middle of the catalogue
       for (const where of ['top', 'inside an open category']) {
@@ -317,6 +322,25 @@ for (const [size, viewport] of [['1280×800', DESKTOP], ['360×780', PHONE]] as 
       assert.ok(await page.isVisible('#services-chooser'));
       assert.deepEqual(problems, []);
       await page.context().close();
+    });
+
+    test('the memory: what the stack needs (estimate) and, when the answer carries it, the worst case (the limits)', async () => {
+      const opened = await open(chromium(), `${server.url}/?preset=web-agent`, viewport);
+      const { page } = opened;
+      // the answer with memoryLimitMB beside estimatedMemoryMB, whether or not this API adds it yet
+      let needed = 0;
+      await page.route('**/api/v1/validate', async (route) => {
+        const res = await route.fetch();
+        const body = await res.json();
+        needed = body.data.estimatedMemoryMB;
+        body.data.memoryLimitMB = 18944;
+        await route.fulfill({ response: res, json: body });
+      });
+      await enterKey(page);
+      await statusMatches(page, /^Valid/);
+      assert.equal(await page.textContent('#validation .memory'),
+        `Memory the stack needs (estimate)${needed.toLocaleString('en')} MB (about ${(needed / 1024).toFixed(1)} GB)Worst case (sum of the containers’ memory limits)18,944 MB (about 18.5 GB)`);
+      await finish(opened, 'the memory with its worst case');
     });
 
     test('an empty name: the check says a name is needed, a later answer keeps it, Generate makes no call', async () => {
