@@ -108,7 +108,9 @@ export function liveCheck(ctx) {
       more.addEventListener('toggle', () => { moreOpen = more.open; });
       nodes.push(more);
     }
-    panel.replaceChildren(...nodes);
+    // the panel is a live region: it is replaced only when what it says changes, so nothing is read twice
+    const next = el('div', {}, nodes);
+    if (next.innerHTML !== panel.innerHTML) panel.replaceChildren(...next.childNodes);
   };
 
   const validateNow = async () => {

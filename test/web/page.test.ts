@@ -165,6 +165,9 @@ for (const [size, viewport] of [['1280×800', DESKTOP], ['360×780', PHONE]] as 
       await page.check('#services-postgresql');
       await page.waitForFunction(() => new URLSearchParams(location.search).get('services') === 'postgresql');
       await assertAccessible(page, 'search results');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await assertAccessible(page, 'search results, dark scheme');
+      await page.emulateMedia({ colorScheme: 'light' });
 
       // a skill pack whose service is missing: one click adds it
       await page.fill('#skills-search', 'web research');
