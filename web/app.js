@@ -296,15 +296,18 @@ async function start() {
   buildChoosers();
   buildFrameworks();
   defaults = defaultSelection(catalogue.defaultFramework);
+  const optionsOf = (id) => new Set([...$(id).options].map((o) => o.value));
   const known = {
     services: new Set(catalogue.services.map((s) => s.id)), skills: new Set(catalogue.skillPacks.map((p) => p.id)),
-    companionFrameworks: new Set(catalogue.frameworks.map((f) => f.id)), presets: new Set(catalogue.presets.map((p) => p.id)),
+    companionFrameworks: new Set(catalogue.frameworks.map((f) => f.id)),
+    preset: optionsOf('preset'), primaryFramework: optionsOf('primaryFramework'), proxy: optionsOf('proxy'), platform: optionsOf('platform'),
+    deploymentType: new Set([...form.querySelectorAll('input[name="deploymentType"]')].map((r) => r.value)),
   };
   const { selection: fromUrl, dropped } = selectionFromQuery(location.search, defaults, known);
   selection = fromUrl;
   showSelection();
   $('form-status').textContent = `${catalogue.services.length} services, ${catalogue.skillPacks.length} skill packs, ${catalogue.presets.length} presets, ${catalogue.frameworks.length} frameworks.`
-    + (dropped.length ? ` The link named what this catalogue does not have, left out: ${dropped.join(', ')}.` : '');
+    + (dropped.length ? ` The link named what this page does not offer, left out: ${dropped.join(', ')}.` : '');
   refreshKeyUi();
   changed(0);
   form.dataset.ready = 'true';

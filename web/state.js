@@ -14,23 +14,25 @@ export function defaultSelection(defaultFramework) {
 }
 
 /**
- * The selection a query string describes, over the defaults. Ids the catalogue does not know are left out
- * and returned in `dropped`, so a stale link still opens (and says what it lost).
+ * The selection a query string describes, over the defaults. Values the page does not offer (known: field
+ * → Set of values, for the lists and the fields chosen from a list) are left out and returned in
+ * `dropped`, so a stale link still opens (and says what it lost).
  */
 export function selectionFromQuery(search, defaults, known) {
   const params = new URLSearchParams(search);
   const selection = structuredClone(defaults);
   const dropped = [];
-  for (const key of TEXTS) if (params.has(key)) selection[key] = params.get(key).trim();
+  for (const key of TEXTS) {
+    if (!params.has(key)) continue;
+    const value = params.get(key).trim();
+    if (value && known[key] && !known[key].has(value)) dropped.push(value);
+    else selection[key] = value;
+  }
   for (const key of LISTS) {
     if (!params.has(key)) continue;
     const ids = [...new Set(params.get(key).split(',').map((s) => s.trim()).filter(Boolean))];
     selection[key] = ids.filter((id) => known[key].has(id));
     dropped.push(...ids.filter((id) => !known[key].has(id)));
-  }
-  if (selection.preset && !known.presets.has(selection.preset)) {
-    dropped.push(selection.preset);
-    selection.preset = '';
   }
   selection.gpu = params.get('gpu') === 'true';
   return { selection, dropped };

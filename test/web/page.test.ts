@@ -192,6 +192,17 @@ for (const [size, viewport] of [['1280×800', DESKTOP], ['360×780', PHONE]] as 
       assert.ok(await shared.page.isChecked('#services-searxng'));
       assert.ok(await shared.page.isChecked('#skills-web-research'));
       await shared.page.context().close();
+      // a chip's button removes its service
+      await page.click('#services-chooser button[data-remove="postgresql"]');
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('services') === 'searxng');
+      assert.equal(await page.isChecked('#services-postgresql'), false);
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-remove')), 'searxng', 'the focus moves to the next chip');
+      // a stale link opens with what is still known, and says what it left out
+      const stale = await open(chromium(), `${server.url}/?services=redis,gone-service&proxy=apache&deploymentType=kubernetes`, viewport);
+      assert.match(await stale.page.textContent('#form-status') ?? '', /The link named what this page does not offer, left out: apache, kubernetes, gone-service\.$/);
+      assert.ok(await stale.page.isChecked('#services-redis'));
+      assert.equal(await stale.page.inputValue('#proxy'), 'none');
+      await stale.page.context().close();
       assert.deepEqual(problems, [], 'no console errors and no CSP violations');
       await page.context().close();
     });
