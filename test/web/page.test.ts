@@ -414,6 +414,23 @@ for (const [size, viewport] of [['1280×800', DESKTOP], ['360×780', PHONE]] as 
       await page.keyboard.type(KEY);
       await page.keyboard.press('Enter');
       await statusMatches(page, /^Valid/);
+      // tabbing on through the form: no focused control is hidden behind the summary bar or panel
+      await page.click('#services-chooser details.group summary');
+      const hidden: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        await page.keyboard.press('Tab');
+        const covered = await page.evaluate(() => {
+          const focused = document.activeElement as HTMLElement;
+          const summary = document.getElementById('summary')!;
+          if (!focused || summary.contains(focused)) return '';
+          const f = focused.getBoundingClientRect();
+          const s = summary.getBoundingClientRect();
+          const inside = f.top >= s.top && f.bottom <= s.bottom && f.left >= s.left && f.right <= s.right;
+          return inside ? focused.id || focused.outerHTML.slice(0, 80) : '';
+        });
+        if (covered) hidden.push(covered);
+      }
+      assert.deepEqual(hidden, [], 'focus not obscured');
       // Enter in a search box does not generate
       await page.focus('#services-search');
       await page.keyboard.type('redis');
