@@ -357,7 +357,7 @@ for (const [size, viewport] of [['1280×800', DESKTOP], ['360×780', PHONE]] as 
       await finish(opened, 'the memory with its worst case');
     });
 
-    test('an empty name: the check says a name is needed, a later answer keeps it, Generate makes no call', async () => {
+    test('an empty name: the check says a name is needed, a later answer keeps it, Generate makes no call; the engine\'s messages beside their fields', async () => {
       const { page, problems, posts } = await open(chromium(), `${server.url}/?preset=web-agent`, viewport);
       await enterKey(page);
       await statusMatches(page, /^Valid/);
@@ -374,6 +374,16 @@ for (const [size, viewport] of [['1280×800', DESKTOP], ['360×780', PHONE]] as 
       await page.click('#generate');
       assert.match(await page.textContent('#generate-msg') ?? '', /a name is needed/);
       assert.equal(generateCalls(posts), 0);
+      // the engine's own problems and warnings land beside their fields too
+      await page.fill('#name', 'Bad Name');
+      await page.waitForFunction(() => /name must be/.test(document.querySelector('[data-msg-for="name"]')?.textContent ?? ''));
+      assert.equal(await page.getAttribute('#name', 'aria-invalid'), 'true');
+      await page.fill('#name', 'web-stack');
+      await page.check('#gpu');
+      await page.waitForFunction(() => /GPU_UNUSED/.test(document.querySelector('[data-msg-for="gpu"] .warning')?.textContent ?? ''));
+      assert.equal(await page.getAttribute('#name', 'aria-invalid'), null);
+      assert.match(await statusMatches(page, /^Valid, with/), /^Valid, with 1 warning \(shown next to the fields\)\.$/);
+      await assertAccessible(page, 'a warning beside its field');
       assert.deepEqual(problems, []);
       await page.context().close();
     });
