@@ -25,12 +25,12 @@ const CONTROL_OF_FIELD = { name: 'name', domain: 'domain', preset: 'preset', pro
 /** The engine's sentence for a skill pack whose service is missing: the page offers to add it. */
 const MISSING_SERVICE = /^skill pack "[^"]+" needs service "([^"]+)"/;
 
-export const NAME_NEEDED = 'name is needed to generate: it becomes the Compose project name';
+const NAME_NEEDED = 'name is needed to generate: it becomes the Compose project name';
 
 /**
  * ctx: request() → the validate body; nameMissing() → boolean; serviceName(id) → its name or undefined
- * (unknown); canAddService() → whether services can be added (no preset in use); addService(id);
- * keyRefused(failure).
+ * (unknown); canAddService() → whether services can be added (no preset in use); keyRefused(failure).
+ * The fix buttons carry data-add-service; the page adds the service when one is clicked.
  */
 export function liveCheck(ctx) {
   const form = $('stack-form');
