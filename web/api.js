@@ -19,14 +19,20 @@ export class ApiFailure extends Error {
     this.retryAfter = retryAfter;
   }
 
-  /** One sentence for the user. */
+  /** One sentence for the user, beside the action that failed. */
   describe() {
-    if (this.status === 401) return `The API key was refused (${this.message}). Enter the key of this server above.`;
-    if (this.status === 429) return `Too many requests: wait ${this.retryAfter ?? 'a few'} seconds, then try again. (${this.message})`;
-    if (this.status === 503) return `The server is busy: try again in ${this.retryAfter ?? 1} s.`;
+    if (this.status === 401) return `The API key was refused (${this.message}), so the page forgot it: enter the key of this server again above.`;
+    if (this.status === 429) return `Too many requests: ${retryText(this.retryAfter ?? 5)}. (${this.message})`;
+    if (this.status === 503) return `The server is busy: ${retryText(this.retryAfter ?? 1)}.`;
     if (this.status === 0) return `The server cannot be reached: ${this.message}`;
     return this.message;
   }
+}
+
+/** "try again in 42 s (at 14:03:10)": the wait and the clock time it ends. */
+export function retryText(seconds) {
+  const at = new Date(Date.now() + seconds * 1000).toLocaleTimeString('en-GB');
+  return `try again in ${seconds} s (at ${at})`;
 }
 
 async function failure(res) {
