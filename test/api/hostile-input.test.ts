@@ -154,7 +154,7 @@ describe('property: any body gets 2xx or 4xx with the envelope', () => {
   const CASES = 2_000;
   const seed = Number(process.env.STACK_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
-  test(`${CASES} random and mutated bodies on validate and generate (seed ${seed}; replay with STACK_FUZZ_SEED=${seed})`, async () => {
+  test(`${CASES} random and mutated bodies on validate and generate (seed ${seed}; replay with STACK_FUZZ_SEED=${seed})`, async (t) => {
     const { body } = fuzzer(prng(seed));
     const failures: string[] = [];
     const statuses: Record<number, number> = {};
@@ -181,6 +181,7 @@ describe('property: any body gets 2xx or 4xx with the envelope', () => {
     for (let i = 0; i < bodies.length; i += 4) {
       await Promise.all(bodies.slice(i, i + 4).flatMap((text) => ENDPOINTS.map((endpoint) => check(endpoint, text))));
     }
+    t.diagnostic(`seed ${seed}: statuses ${JSON.stringify(statuses)}`);
     assert.deepEqual(failures.slice(0, 10), [], `seed ${seed} (replay with STACK_FUZZ_SEED=${seed}); ${failures.length} failures; statuses ${JSON.stringify(statuses)}`);
     // the generator reaches both sides: accepted and refused bodies
     assert.ok((statuses[200] ?? 0) > 0 && (statuses[400] ?? 0) > 0, `seed ${seed}: statuses ${JSON.stringify(statuses)}`);
