@@ -29,6 +29,8 @@ export interface Config {
   /** open connections at most, in total and from one client address */
   maxConnections: number;
   maxConnectionsPerAddress: number;
+  /** bytes a second a request body must average (after 2 s) for its connection not to count as idle at a cap */
+  minBodyRate: number;
   /** how much V8 grows the old generation past what survived a GC, in percent (0: the factor V8 picks, up to 4x) */
   heapGrowingPercent: number;
   /** generate requests that may wait for a turn; more get 503 */
@@ -102,6 +104,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     drainGraceMs: int('STACK_SHUTDOWN_GRACE_MS', 1000, 0, 60_000),
     maxConnections: int('STACK_MAX_CONNECTIONS', 1000, 1, 1e6),
     maxConnectionsPerAddress: int('STACK_MAX_CONNECTIONS_PER_ADDRESS', 100, 1, 1e6),
+    minBodyRate: int('STACK_MIN_BODY_RATE', 500, 0, 1e9),
     generateQueue: int('STACK_GENERATE_QUEUE', 200, 0, 1e6),
     watchCatalogue: flag('STACK_WATCH_CATALOGUE', true),
     reloadDebounceMs: int('STACK_RELOAD_DEBOUNCE_MS', 300, 0, 60_000),

@@ -6,12 +6,12 @@ export const API_ERRORS = {
   UNAUTHORIZED: { status: 401, meaning: 'missing or invalid API key' },
   NOT_FOUND: { status: 404, meaning: 'no such resource or path' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'the path exists but not with this method; the Allow header lists the methods' },
-  REQUEST_TIMEOUT: { status: 408, meaning: 'the request (headers or body) did not arrive in time' },
+  REQUEST_TIMEOUT: { status: 408, meaning: 'the request (headers or body) did not arrive in time, or its body arrived too slowly while its connection was needed' },
   CONFLICT: { status: 409, meaning: 'the selected services conflict; details.conflicts lists the pairs' },
   RATE_LIMITED: { status: 429, meaning: 'too many requests; Retry-After says when to try again' },
   HEADERS_TOO_LARGE: { status: 431, meaning: 'the request headers are larger than the server accepts' },
   INTERNAL_ERROR: { status: 500, meaning: 'unexpected server error' },
-  SERVICE_UNAVAILABLE: { status: 503, meaning: 'too many generations are waiting already, or the server is stopping; Retry-After says when to try again' },
+  SERVICE_UNAVAILABLE: { status: 503, meaning: 'too many generations are waiting already, too many connections are open and busy, or the server is stopping; Retry-After says when to try again' },
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERRORS;

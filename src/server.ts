@@ -7,6 +7,7 @@ import { ApiError } from './errors.js';
 import { ApiKeys } from './http/auth.js';
 import { ClientAborted, readJsonBody } from './http/body.js';
 import { guardConnections } from './http/connections.js';
+import { lingerAfterAnswer } from './http/lingering-close.js';
 import { sendCacheableEnvelope, sendData, sendEnvelope, sendError } from './http/envelope.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { catalogueRoutes } from './routes/catalogue-routes.js';
@@ -31,12 +32,14 @@ export interface AppDeps {
 }
 
 /**
- * The request target as a URL. Appended to a fixed origin, so `//x` stays a path (not a host). A target
- * with a `.` or `..` segment (also percent-encoded) is refused rather than resolved: URL parsing would
- * turn `/api/v1/presets/%2e` into the preset list and `/x/..` into something else again.
+ * The request target as a URL. Appended to a fixed origin, so `//x` stays a path (not a host). A target in
+ * absolute form (`http://host/api/v1/health`) is taken as its path and query: RFC 9112 §3.2.2 says an
+ * origin server must accept it (the host in it names this server). A target with a `.` or `..` segment
+ * (also percent-encoded) is refused rather than resolved: URL parsing would turn
+ * `/api/v1/presets/%2e` into the preset list and `/x/..` into something else again.
  */
 function requestUrl(req: IncomingMessage): URL {
-  const target = req.url ?? '/';
+  const target = (req.url ?? '/').replace(/^https?:\/\/[^/?#]*/i, '');
   const path = target.split(/[?#]/, 1)[0];
   if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path)) {
     throw new ApiError('NOT_FOUND', `no endpoint at ${path}: paths with . or .. segments are not resolved; send the path itself`);
@@ -100,19 +103,50 @@ export function createServer(deps: AppDeps): AppServer {
   const mcp = mcpHandler(deps, generations, trusted);
   const web = webPage(deps);
 
+  /**
+   * The X-RateLimit-* headers for an answer that spends no token (probes, the web page, a connection over
+   * the cap, an error before the limit was taken): the read bucket as it stands, since every response
+   * carries them (spec section 8).
+   */
+  async function uncountedLimitHeaders(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (res.headersSent || res.hasHeader('X-RateLimit-Limit')) return;
+    const headers = await rateLimiter.peek('read', callerIdentity(req, keys.check(req).keyId, trusted));
+    if (res.headersSent) return;
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = requestUrl(req);
-    if (url.pathname === MCP_PATH) return mcp(req, res);
-    if (web.serves(url.pathname)) return web.handle(req, res, url.pathname);
+    // a target that is refused is refused after the limit is taken, so its answer carries the headers too
+    let url: URL | undefined;
+    let refusedTarget: ApiError | undefined;
+    try {
+      url = requestUrl(req);
+    } catch (e) {
+      refusedTarget = e as ApiError;
+    }
+    const pathname = url?.pathname ?? '';
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
-    // probes answer before limits and keys: an orchestrator must never be rate-limited into a restart
-    const probe = probeReply(url.pathname, method, { draining });
+    // probes answer before limits, keys and the connection cap: an orchestrator must never be
+    // rate-limited or turned away into restarting a healthy process
+    const probe = probeReply(pathname, method, { draining });
     if (probe) {
       req.resume();
+      await uncountedLimitHeaders(req, res);
       sendData(res, probe.data, probe.status);
       return;
     }
-    const found = router.find(method as 'GET', url.pathname);
+    if (connections.overCap(req.socket)) {
+      lingerAfterAnswer(req);
+      throw new ApiError('SERVICE_UNAVAILABLE', 'too many connections are open from this address (or in all) and every one is busy; try again in a second', {
+        headers: { 'Retry-After': '1', Connection: 'close' },
+      });
+    }
+    if (pathname === MCP_PATH) return mcp(req, res);
+    if (url && web.serves(pathname)) {
+      await uncountedLimitHeaders(req, res);
+      return web.handle(req, res, pathname);
+    }
+    const found = url ? router.find(method as 'GET', pathname) : null;
     const route = found ? routesOf(engine.current).get(found.store as string) : undefined;
 
     const key = keys.check(req);
@@ -123,6 +157,10 @@ export function createServer(deps: AppDeps): AppServer {
     if (!limit.allowed) {
       req.resume();
       throw new ApiError('RATE_LIMITED', `too many ${bucket} requests: at most ${limit.headers['X-RateLimit-Limit']} a window; try again in ${limit.retryAfterSeconds} s`);
+    }
+    if (refusedTarget || !url) {
+      req.resume();
+      throw refusedTarget;
     }
 
     if (!route) {
@@ -166,7 +204,7 @@ export function createServer(deps: AppDeps): AppServer {
       if (inFlight === 0) idleResolve?.();
     });
     handle(req, res)
-      .catch((err: unknown) => {
+      .catch(async (err: unknown) => {
         if (err instanceof ClientAborted || !res.socket || res.socket.destroyed) {
           // the client went away: nothing to answer, and no error of ours (its rate-limit token stays spent)
           if (config.logRequests) console.log(`${req.method} ${req.url} aborted by the client`);
@@ -177,6 +215,9 @@ export function createServer(deps: AppDeps): AppServer {
           res.destroy(err as Error);
           return;
         }
+        // an error from before the limit was taken (a probe's, a body's on /mcp) carries the headers too
+        await uncountedLimitHeaders(req, res).catch(() => undefined);
+        if (res.headersSent || res.destroyed) return;
         if (err instanceof ApiError) {
           sendError(res, err);
         } else {
@@ -188,7 +229,9 @@ export function createServer(deps: AppDeps): AppServer {
         if (config.logRequests) console.log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
       });
   });
-  guardConnections(server, config);
+
+  // consulted by handle() for each request: connections taken over a cap get 503
+  const connections = guardConnections(server, config);
 
   const app = server as AppServer;
   Object.defineProperty(app, 'draining', { get: () => draining });

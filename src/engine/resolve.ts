@@ -79,7 +79,7 @@ export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolu
     if (!proxy) errors.push(`unknown proxy "${request.proxy}"${didYouMean(request.proxy, catalogue.proxies.keys())}; one of: none, ${[...catalogue.proxies.keys()].join(', ')}`);
   }
   // a public domain over plain HTTP would carry logins and tokens in clear across the internet
-  if (proxy && !proxy.manifest.automaticHttps && request.domain !== undefined && request.domain !== 'localhost') {
+  if (proxy && !proxy.manifest.automaticHttps && typeof request.domain === 'string' && request.domain !== 'localhost') {
     const secure = [...catalogue.proxies.values()].filter((p) => p.manifest.automaticHttps).map((p) => p.id);
     errors.push(`proxy "${proxy.id}" serves plain HTTP only, so it cannot put domain "${request.domain}" on the internet safely: use ${secure.join(' or ') || 'a proxy with automatic HTTPS'} for a domain, or leave domain out (the stack stays on this machine)`);
   }

@@ -1,13 +1,28 @@
 // Connections before there is a request: caps in total and per client address, and the JSON envelope for
-// what Node's HTTP parser rejects. At a cap the oldest connection with no request under way (silent since
-// it opened, or idle between keep-alive requests) is closed to make room, so sockets that never send a
-// byte cannot keep out a client that has something to ask; only when every connection is busy is the new
-// one turned away.
+// what Node's HTTP parser rejects. Behind a reverse proxy every client shares one address, so a cap must
+// never cost a well-behaved client its request. At a cap:
+//  1. room is made by closing the oldest connection that holds a place without using it: idle (silent
+//     since it opened, or between keep-alive requests) for at least IDLE_BEFORE_EVICTION_MS, or sending
+//     its body slower than STACK_MIN_BODY_RATE (answered 408 and closed gracefully);
+//  2. else the connection is still taken, and its request is answered 503 with Retry-After and the
+//     envelope, as nginx's limit_conn does (/livez and /readyz are answered as usual);
+//  3. past OVER_CAP_ANSWERS such connections beyond the total cap, connections are coming in a flood
+//     (most of them silent): the oldest idle one is closed whatever its age, and only when none is idle
+//     is the newcomer reset.
 import type http from 'node:http';
 import type net from 'node:net';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
+import { bodyArrivingTooSlowly, refuseSlowBody } from './body.js';
 import { rawErrorResponse } from './envelope.js';
+
+/**
+ * A connection may sit idle this long before it can be closed to make room: a client that has just
+ * connected, or just had an answer, is usually sending its request at that very moment.
+ */
+export const IDLE_BEFORE_EVICTION_MS = 1_000;
+/** Connections taken past the total cap, to answer 503 (or a probe); they fit in the descriptors fd-limit.ts keeps free. */
+export const OVER_CAP_ANSWERS = 16;
 
 /** What Node's HTTP parser rejected, as our error (the socket has no response object yet). */
 function parserError(err: NodeJS.ErrnoException): ApiError {
@@ -22,101 +37,147 @@ function parserError(err: NodeJS.ErrnoException): ApiError {
   }
 }
 
-/** Open connections of one scope (all, or one address), with those not serving a request in age order. */
-class ConnectionGroup {
-  open = 0;
-  /** insertion order is age: a connection goes to the end each time it becomes idle */
-  readonly idle = new Set<net.Socket>();
-
-  constructor(readonly address = '') {}
-
-  oldestIdle(): net.Socket | undefined {
-    return this.idle.values().next().value;
-  }
+interface Connection {
+  socket: net.Socket;
+  /** the address's group; none for a connection taken over the cap (its requests get 503) */
+  group?: ConnectionGroup;
+  /** requests under way (pipelined requests are announced before the first is answered) */
+  underWay: number;
+  /** the latest request under way, whose body may be arriving */
+  request?: http.IncomingMessage;
+  /** when the connection last had no request under way (its opening, or its last answer) */
+  idleSince: number;
 }
 
-class ConnectionTable {
+/** Open connections of one scope (all, or one address): those idle in the order they became so, and the busy ones. */
+class ConnectionGroup {
+  open = 0;
+  /** insertion order is idle age: a connection goes to the end each time it becomes idle */
+  readonly idle = new Set<Connection>();
+  readonly busy = new Set<Connection>();
+
+  constructor(readonly address = '') {}
+}
+
+export class ConnectionTable {
   private readonly all = new ConnectionGroup();
   private readonly byAddress = new Map<string, ConnectionGroup>();
-  /** every open connection, with the group of its address */
-  private readonly members = new Map<net.Socket, ConnectionGroup>();
-  /** requests under way per connection (pipelined requests are announced before the first is answered) */
-  private readonly requestsUnderWay = new Map<net.Socket, number>();
+  private readonly members = new Map<net.Socket, Connection>();
 
-  constructor(private readonly maxTotal: number, private readonly maxPerAddress: number) {}
+  constructor(
+    private readonly maxTotal: number,
+    private readonly maxPerAddress: number,
+    private readonly minBodyRate: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  /** Takes a new connection in, closing the oldest idle one at a cap; refuses it when every one is busy. */
+  /** Takes a new connection in (see the top of this file); resets it only in a flood. */
   admit(socket: net.Socket): void {
     const address = socket.remoteAddress ?? '';
     const group = this.byAddress.get(address) ?? new ConnectionGroup(address);
-    if (!this.makeRoom(group, this.maxPerAddress) || !this.makeRoom(this.all, this.maxTotal)) {
+    const fits = this.makeRoom(group, this.maxPerAddress) && this.makeRoom(this.all, this.maxTotal);
+    // past the places for 503s too, this is a flood: the oldest idle connection goes whatever its age,
+    // so a probe still gets in; with none idle at all, the newcomer is reset
+    if (!fits && this.all.open >= this.maxTotal + OVER_CAP_ANSWERS && !this.closeOldestIdle(this.all, 0)) {
       socket.destroy();
       return;
     }
-    this.byAddress.set(address, group);
-    this.members.set(socket, group);
-    group.open++;
-    this.all.open++;
-    group.idle.add(socket);
-    this.all.idle.add(socket);
-    socket.once('close', () => this.forget(socket));
-  }
-
-  /** A request started on the connection: it is not closed to make room until the request is answered. */
-  requestStarted(socket: net.Socket): void {
-    const group = this.members.get(socket);
-    if (!group) return;
-    this.requestsUnderWay.set(socket, (this.requestsUnderWay.get(socket) ?? 0) + 1);
-    group.idle.delete(socket);
-    this.all.idle.delete(socket);
-  }
-
-  requestEnded(socket: net.Socket): void {
-    const group = this.members.get(socket);
-    if (!group) return;
-    const left = (this.requestsUnderWay.get(socket) ?? 1) - 1;
-    if (left > 0) {
-      this.requestsUnderWay.set(socket, left);
-      return;
+    const connection: Connection = { socket, group: fits ? group : undefined, underWay: 0, idleSince: this.now() };
+    if (fits) {
+      this.byAddress.set(address, group);
+      group.open++;
+      group.idle.add(connection);
     }
-    this.requestsUnderWay.delete(socket);
-    group.idle.add(socket);
-    this.all.idle.add(socket);
+    this.members.set(socket, connection);
+    this.all.open++;
+    this.all.idle.add(connection);
+    socket.once('close', () => this.forget(connection));
   }
 
+  /** Whether the connection was taken over a cap, so its requests are answered 503. */
+  overCap(socket: net.Socket): boolean {
+    const connection = this.members.get(socket);
+    return connection !== undefined && connection.group === undefined;
+  }
+
+  /** A request started on the connection: it is not closed to make room unless its body crawls. */
+  requestStarted(req: http.IncomingMessage): void {
+    const connection = this.members.get(req.socket);
+    if (!connection) return;
+    connection.underWay++;
+    connection.request = req;
+    for (const group of this.groupsOf(connection)) {
+      group.idle.delete(connection);
+      group.busy.add(connection);
+    }
+  }
+
+  requestEnded(req: http.IncomingMessage): void {
+    const connection = this.members.get(req.socket);
+    if (!connection || --connection.underWay > 0) return;
+    connection.underWay = 0;
+    connection.request = undefined;
+    connection.idleSince = this.now();
+    for (const group of this.groupsOf(connection)) {
+      group.busy.delete(connection);
+      group.idle.add(connection);
+    }
+  }
+
+  private groupsOf(connection: Connection): ConnectionGroup[] {
+    return connection.group ? [connection.group, this.all] : [this.all];
+  }
+
+  /** Whether `group` has a place under `cap`, closing a connection that holds one without using it. */
   private makeRoom(group: ConnectionGroup, cap: number): boolean {
     if (group.open < cap) return true;
-    const victim = group.oldestIdle();
-    if (!victim) return false;
+    if (this.closeOldestIdle(group, IDLE_BEFORE_EVICTION_MS)) return true;
+    const now = this.now();
+    for (const connection of group.busy) {
+      if (connection.request && bodyArrivingTooSlowly(connection.request, this.minBodyRate, now)) {
+        this.forget(connection);
+        refuseSlowBody(connection.request, this.minBodyRate);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Closes the connection of `group` idle the longest, if it has been idle at least `minIdleMs`. */
+  private closeOldestIdle(group: ConnectionGroup, minIdleMs: number): boolean {
+    // the idle set is in idle-age order: when its first is too fresh to close, so are the others
+    const oldest: Connection | undefined = group.idle.values().next().value;
+    if (!oldest || this.now() - oldest.idleSince < minIdleMs) return false;
     // counted out at once (its close event comes later): the new connection takes its place
-    this.forget(victim);
-    victim.destroy();
+    this.forget(oldest);
+    oldest.socket.destroy();
     return true;
   }
 
-  private forget(socket: net.Socket): void {
-    const group = this.members.get(socket);
-    if (!group) return;
-    this.members.delete(socket);
-    this.requestsUnderWay.delete(socket);
-    group.idle.delete(socket);
-    this.all.idle.delete(socket);
-    group.open--;
+  private forget(connection: Connection): void {
+    if (!this.members.delete(connection.socket)) return;
     this.all.open--;
+    this.all.idle.delete(connection);
+    this.all.busy.delete(connection);
+    const group = connection.group;
+    if (!group) return;
+    group.open--;
+    group.idle.delete(connection);
+    group.busy.delete(connection);
     if (group.open === 0) this.byAddress.delete(group.address);
   }
 }
 
-export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress'>): void {
+export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress' | 'minBodyRate'>): ConnectionTable {
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
 
-  const table = new ConnectionTable(config.maxConnections, config.maxConnectionsPerAddress);
+  const table = new ConnectionTable(config.maxConnections, config.maxConnectionsPerAddress, config.minBodyRate);
   server.on('connection', (socket: net.Socket) => table.admit(socket));
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    table.requestStarted(req.socket);
-    res.once('close', () => table.requestEnded(req.socket));
+    table.requestStarted(req);
+    res.once('close', () => table.requestEnded(req));
   });
 
   // requests the parser rejects get the envelope too, on a socket that is still there
@@ -127,4 +188,5 @@ export function guardConnections(server: http.Server, config: Pick<Config, 'maxC
     }
     socket.end(rawErrorResponse(parserError(err)));
   });
+  return table;
 }

@@ -53,6 +53,16 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
   }
 
+  async current(key: string): Promise<number> {
+    if (!this.client.isReady || Date.now() < this.retryAt) return this.fallback.current(key);
+    try {
+      return Number(await withTimeout(this.client.get(this.prefix + key), ANSWER_WITHIN_MS) ?? 0);
+    } catch (e) {
+      this.warn(e as Error);
+      return this.fallback.current(key);
+    }
+  }
+
   private warn(e: Error): void {
     this.retryAt = Date.now() + RETRY_AFTER_MS;
     if (this.warned) return;

@@ -9,6 +9,8 @@ export type BucketName = (typeof BUCKETS)[number];
 export interface RateLimitStore {
   /** Count one request under `key` in the window that ends at `windowEndsAt` (epoch seconds); returns the count so far. */
   increment(key: string, windowEndsAt: number): Promise<number>;
+  /** The count so far under `key`, without counting (0 when there is none). */
+  current(key: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -22,19 +24,33 @@ export class RateLimiter {
   constructor(private readonly limits: RateLimitConfig, private readonly store: RateLimitStore, private readonly now: () => number = Date.now) {}
 
   async take(bucket: BucketName, identity: string): Promise<RateLimitDecision> {
+    return this.decide(bucket, identity, true);
+  }
+
+  /**
+   * The headers a request in `bucket` would carry, without spending a token: for the answers that are
+   * never counted (probes, the web page, a connection turned away at a cap), since every response
+   * carries X-RateLimit-* (spec section 8).
+   */
+  async peek(bucket: BucketName, identity: string): Promise<Record<string, string>> {
+    return (await this.decide(bucket, identity, false)).headers;
+  }
+
+  private async decide(bucket: BucketName, identity: string, count: boolean): Promise<RateLimitDecision> {
     const limit = this.limits[bucket];
     const window = this.limits.windowSeconds;
     const nowSeconds = this.now() / 1000;
     const windowEndsAt = (Math.floor(nowSeconds / window) + 1) * window;
-    const count = await this.store.increment(`${bucket}:${identity}:${windowEndsAt}`, windowEndsAt);
+    const key = `${bucket}:${identity}:${windowEndsAt}`;
+    const counted = count ? await this.store.increment(key, windowEndsAt) : await this.store.current(key);
     const reset = Math.max(1, Math.ceil(windowEndsAt - nowSeconds));
     const headers: Record<string, string> = {
       'X-RateLimit-Limit': String(limit),
-      'X-RateLimit-Remaining': String(Math.max(0, limit - count)),
+      'X-RateLimit-Remaining': String(Math.max(0, limit - counted)),
       'X-RateLimit-Reset': String(reset),
     };
-    const allowed = count <= limit;
-    if (!allowed) headers['Retry-After'] = String(reset);
+    const allowed = count ? counted <= limit : counted < limit;
+    if (count && !allowed) headers['Retry-After'] = String(reset);
     return { allowed, headers, retryAfterSeconds: reset };
   }
 
@@ -59,6 +75,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (entry) return ++entry.count;
     this.counts.set(key, { count: 1, expiresAt: windowEndsAt });
     return 1;
+  }
+
+  async current(key: string): Promise<number> {
+    return this.counts.get(key)?.count ?? 0;
   }
 
   private sweep(): void {

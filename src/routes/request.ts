@@ -37,9 +37,12 @@ export function parseStackRequest(kind: 'validate' | 'generate', body: unknown):
   }
   const validate = validator(`${kind}-request`);
   const schemaErrors = validate(body) ? [] : usefulErrors(validate.errors);
-  const request = body as StackRequest;
+  // a domain the schema refused goes no further: the resolver puts the domain into a message, and a value
+  // of another type (an object with its own toString, an array nested deep) cannot safely become text
+  const { domain, ...rest } = body as StackRequest;
+  const domainUsable = typeof domain === 'string' && !schemaErrors.some((e) => e.instancePath.split('/')[1] === 'domain');
   return {
-    request: typeof request.domain === 'string' ? { ...request, domain: request.domain.toLowerCase() } : request,
+    request: domainUsable ? { ...rest, domain: domain.toLowerCase() } : rest,
     errors: schemaErrors.map((e) => describeRequestError(`${kind}-request`, e)),
     selectionUsable: !schemaErrors.some((e) => SELECTION_FIELDS.includes(e.instancePath.split('/')[1] ?? '')),
   };

@@ -5,6 +5,7 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startServer, type TestServer } from '../support/server.js';
 import { spawnServer as spawnProcess, stopServer, waitForOutput } from '../support/process.js';
+import { bodyOf, headerOf, raw, statusOf } from '../support/raw-http.js';
 
 const KEY = 'fault-key';
 
@@ -12,44 +13,26 @@ function spawnServer(env: Record<string, string> = {}, limits: { openFiles?: num
   return spawnProcess({ STACK_API_KEY: KEY, ...env }, limits);
 }
 
-/** Sends raw bytes on a new connection and collects everything the server answers until it closes. */
-function raw(port: number, bytes: string | Buffer, opts: { localAddress?: string; endAfterWrite?: boolean } = {}): Promise<{ text: string; error?: string }> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host: '127.0.0.1', localAddress: opts.localAddress });
-    let text = '';
-    socket.on('connect', () => socket.write(bytes));
-    socket.on('data', (c) => { text += c.toString('latin1'); });
-    socket.on('error', (e: NodeJS.ErrnoException) => resolve({ text, error: e.code }));
-    socket.on('close', () => resolve({ text }));
-  });
-}
-
-const bodyOf = (response: string) => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
-
 describe('requests the HTTP parser rejects get the JSON envelope', () => {
   let server: TestServer;
-  let port: number;
-  before(async () => {
-    server = await startServer();
-    port = Number(new URL(server.url).port);
-  });
+  before(async () => { server = await startServer(); });
   after(() => server.close());
 
   test('a raw space in the request target: 400 VALIDATION_ERROR', async () => {
-    const { text } = await raw(port, 'GET /api/v1/services?tag=a b HTTP/1.1\r\nHost: x\r\n\r\n');
+    const { text } = await raw(server.port, 'GET /api/v1/services?tag=a b HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.match(text, /^HTTP\/1\.1 400 /);
     assert.deepEqual(bodyOf(text).error.code, 'VALIDATION_ERROR');
     assert.match(text, /\r\nConnection: close\r\n/);
   });
 
   test('oversized headers: 431 HEADERS_TOO_LARGE', async () => {
-    const { text } = await raw(port, `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`);
+    const { text } = await raw(server.port, `GET /api/v1/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`);
     assert.match(text, /^HTTP\/1\.1 431 /);
     assert.equal(bodyOf(text).error.code, 'HEADERS_TOO_LARGE');
   });
 
   test('Content-Length and Transfer-Encoding together: 400 with the envelope', async () => {
-    const { text } = await raw(port, 'POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}');
+    const { text } = await raw(server.port, 'POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}');
     assert.match(text, /^HTTP\/1\.1 400 /);
     assert.equal(bodyOf(text).ok, false);
   });
@@ -146,7 +129,7 @@ describe('the server process under faults', () => {
     assert.doesNotMatch(output(), /unexpected error|INTERNAL_ERROR|aborted\n\s+at /);
   });
 
-  test('silent connections from one address cannot starve another: every probe is answered', async () => {
+  test('silent connections from one address cannot starve another, nor that address itself', async () => {
     const { child, port } = await spawnServer({ STACK_MAX_CONNECTIONS_PER_ADDRESS: '20' });
     const silent: net.Socket[] = [];
     let closedByServer = 0;
@@ -158,12 +141,139 @@ describe('the server process under faults', () => {
     })));
     const probes = await Promise.all(Array.from({ length: 20 }, () => raw(port, 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')));
     assert.equal(probes.filter((p) => /^HTTP\/1\.1 200 /.test(p.text)).length, 20);
-    // the cap turned away every silent connection past 20 (their close events may still be on the way)
-    for (let i = 0; i < 100 && closedByServer < 40; i++) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(closedByServer >= 40, `${closedByServer} of the 60 silent connections were closed`);
+    // from the address holding the silent connections: 503 with Retry-After while they are fresh, then a
+    // silent one is closed to make room (bounded tries; no timing asserted)
+    const answers: string[] = [];
+    for (let i = 0; i < 100 && !answers.includes('200'); i++) {
+      const { text, error } = await raw(port, 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', { localAddress: '127.0.0.2' });
+      answers.push(error ?? `${statusOf(text)}${statusOf(text) === 503 ? ` Retry-After ${headerOf(text, 'Retry-After')}` : ''}`);
+      if (!answers.includes('200')) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(answers.at(-1), '200', answers.join(', '));
+    assert.deepEqual(answers.filter((a) => a !== '200' && a !== '503 Retry-After 1'), [], 'the others were 503 with Retry-After');
+    assert.ok(closedByServer >= 1, 'a silent connection was closed to make room');
     for (const s of silent) s.destroy();
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
+  });
+});
+
+describe('one client address for everyone (a reverse proxy in front): the per-address cap answers, never resets', () => {
+  const generate = (i: number) => {
+    const body = JSON.stringify({ name: `burst-${i}`, preset: 'web-agent' });
+    return `POST /api/v1/generate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+  };
+  /** "200", "503" (with Retry-After and the envelope), or what else came: a reset, a close without answer, another status. */
+  const outcome = ({ text, error }: { text: string; error?: string }) => {
+    if (error) return `reset (${error})`;
+    if (!text) return 'closed without an answer';
+    const status = statusOf(text);
+    if (status === 503) {
+      const ok = headerOf(text, 'Retry-After') === '1' && bodyOf(text).error?.code === 'SERVICE_UNAVAILABLE' && /^\d+$/.test(headerOf(text, 'X-RateLimit-Limit') ?? '');
+      return ok ? '503' : `503 without Retry-After, envelope or X-RateLimit-*: ${text.slice(0, 300)}`;
+    }
+    return String(status);
+  };
+  /**
+   * Opens `n` connections from one address and, once every one is connected, sends `request(i)` on each:
+   * all of them are open at the server at once, as behind a proxy under load.
+   */
+  const connectAllThenSend = async (port: number, n: number, request: (i: number) => string, onSent?: () => void) => {
+    const connections = Array.from({ length: n }, () => {
+      const socket = net.connect({ port, host: '127.0.0.1' });
+      let text = '';
+      socket.on('data', (c) => { text += c.toString('latin1'); });
+      const answer = new Promise<{ text: string; error?: string }>((resolve) => {
+        socket.on('error', (e: NodeJS.ErrnoException) => resolve({ text, error: e.code }));
+        socket.on('close', () => resolve({ text }));
+      });
+      const connected = new Promise<void>((resolve) => { socket.once('connect', resolve); void answer.then(() => resolve()); });
+      return { socket, answer, connected };
+    });
+    await Promise.all(connections.map((c) => c.connected));
+    // a probe from another address, connected after them, is accepted after them: once it is answered,
+    // the server holds all n connections (the state the test needs, without waiting on a clock)
+    assert.match((await raw(port, 'GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', { localAddress: '127.0.0.2' })).text, /^HTTP\/1\.1 200 /);
+    connections.forEach((c, i) => { if (c.socket.writable) c.socket.write(request(i)); });
+    onSent?.();
+    return Promise.all(connections.map((c) => c.answer));
+  };
+  const tally = (outcomes: string[]) => outcomes.reduce<Record<string, number>>((counts, o) => ({ ...counts, [o]: (counts[o] ?? 0) + 1 }), {});
+
+  test('150 concurrent generates from one address: 0 resets, each 200 or 503 with Retry-After', async (t) => {
+    const server = await spawnServer({ STACK_RATE_LIMIT_GENERATE: '100000' });
+    try {
+      const results = await connectAllThenSend(server.port, 150, generate);
+      const counts = tally(results.map(outcome));
+      t.diagnostic(`outcomes: ${JSON.stringify(counts)}`);
+      assert.deepEqual(Object.keys(counts).filter((o) => o !== '200' && o !== '503'), [], JSON.stringify(counts));
+      assert.ok((counts['200'] ?? 0) >= 100, `at least the per-address cap of 100 generated: ${JSON.stringify(counts)}`);
+      // and the address is not locked out afterwards
+      assert.equal(outcome(await raw(server.port, generate(150))), '200');
+    } finally {
+      assert.equal(await stopServer(server), 0);
+    }
+  });
+
+  test('200 requests in flight from one address at SIGTERM: every one answered (200, or 503 past the cap), then exit 0', async (t) => {
+    const server = await spawnServer({ STACK_SHUTDOWN_GRACE_MS: '1500' });
+    const request = 'GET /api/v1/presets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+    // the signal follows the requests at once: they are accepted but most are not yet read
+    const results = await connectAllThenSend(server.port, 200, () => request, () => setImmediate(() => server.child.kill('SIGTERM')));
+    const exit = await new Promise<number | null>((r) => (server.child.exitCode !== null ? r(server.child.exitCode) : server.child.once('exit', r)));
+    const counts = tally(results.map(outcome));
+    t.diagnostic(`outcomes: ${JSON.stringify(counts)}`);
+    assert.deepEqual(Object.keys(counts).filter((o) => o !== '200' && o !== '503'), [], JSON.stringify(counts));
+    assert.equal(exit, 0);
+  });
+
+  test('100 slow uploads from one address: /livez and /readyz from it are answered, and a request gets in by closing a slow upload (408)', async (t) => {
+    const server = await spawnServer({ STACK_MAX_CONNECTIONS_PER_ADDRESS: '100', STACK_RATE_LIMIT_WRITE: '100000' });
+    // each sends one byte of its 1,000-byte body now and then: far below STACK_MIN_BODY_RATE (500 bytes/s)
+    const slow: { socket: net.Socket; answer: Promise<{ text: string; error?: string }> }[] = [];
+    const drips = new Set<NodeJS.Timeout>();
+    for (let i = 0; i < 100; i++) {
+      const socket = net.connect({ port: server.port, host: '127.0.0.1' });
+      let text = '';
+      const answer = new Promise<{ text: string; error?: string }>((resolve) => {
+        socket.on('data', (c) => { text += c.toString('latin1'); });
+        socket.on('error', (e: NodeJS.ErrnoException) => resolve({ text, error: e.code }));
+        socket.on('close', () => resolve({ text }));
+      });
+      socket.on('connect', () => {
+        socket.write(`POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n `);
+        const drip = setInterval(() => { if (socket.writable) socket.write(' '); }, 300);
+        drips.add(drip);
+        socket.once('close', () => { clearInterval(drip); drips.delete(drip); });
+      });
+      slow.push({ socket, answer });
+    }
+    try {
+      const probes: string[] = [];
+      const requests: string[] = [];
+      // bounded: probes all along; the API request is repeated until a slow upload makes room for it
+      for (let i = 0; i < 60 && !requests.includes('200'); i++) {
+        for (const probe of ['/livez', '/readyz']) probes.push(outcome(await raw(server.port, `GET ${probe} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)));
+        requests.push(outcome(await raw(server.port, 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')));
+        if (!requests.includes('200')) await new Promise((r) => setTimeout(r, 200));
+      }
+      t.diagnostic(`probes: ${JSON.stringify(tally(probes))}; API requests: ${JSON.stringify(tally(requests))}`);
+      assert.deepEqual(tally(probes), { 200: probes.length }, 'every probe answered 200');
+      assert.equal(requests.at(-1), '200', `an API request got in: ${requests.join(', ')}`);
+      assert.deepEqual(requests.filter((r) => r !== '200' && r !== '503'), [], 'the others were 503 with Retry-After');
+      // the slow upload closed to make room was answered 408 with the envelope, not reset
+      for (const s of slow) s.socket.end();
+      const answers = await Promise.all(slow.map((s) => s.answer));
+      t.diagnostic(`slow uploads: ${JSON.stringify(tally(answers.map((a) => a.error ?? (a.text ? a.text.slice(0, 40) : 'closed without an answer'))))}`);
+      const refused = answers.filter((a) => statusOf(a.text) === 408);
+      assert.ok(refused.length >= 1, 'at least one slow upload was answered 408');
+      assert.equal(bodyOf(refused[0].text).error.code, 'REQUEST_TIMEOUT');
+      assert.match(bodyOf(refused[0].text).error.message, /slower than 500 bytes a second/);
+    } finally {
+      for (const drip of drips) clearInterval(drip);
+      for (const s of slow) s.socket.destroy();
+      assert.equal(await stopServer(server), 0);
+    }
   });
 });
 
@@ -201,29 +311,39 @@ describe('the open-file limit', () => {
     assert.doesNotMatch(server.output(), /EMFILE|unexpected error/);
   });
 
-  test('at the cap a connection with a request under way is never closed to make room: the newcomer is refused', async () => {
+  test('at the cap with every connection busy: a request gets 503 with Retry-After and the envelope, a probe its answer, no busy request is cut', async () => {
     const server = await spawnServer({ STACK_MAX_CONNECTIONS: '2', STACK_MAX_CONNECTIONS_PER_ADDRESS: '100' });
-    // two requests whose bodies are still on their way hold both places (100 Continue: the server has them)
-    const busy = await Promise.all([0, 1].map(() => new Promise<{ socket: net.Socket; answered: Promise<string> }>((started) => {
-      const socket = net.connect({ port: server.port, host: '127.0.0.1' });
-      let text = '';
-      const answered = new Promise<string>((r) => socket.on('close', () => r(text)));
-      socket.on('data', (c) => {
-        text += c.toString('latin1');
-        if (text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
-          text = '';
-          started({ socket, answered });
-        }
-      });
-      socket.write(`POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
-    })));
-    const turnedAway = await raw(server.port, 'GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-    assert.equal(turnedAway.text, '', 'the third connection got no answer');
-    for (const b of busy) b.socket.write('{}');
-    const answers = await Promise.all(busy.map((b) => b.answered));
-    assert.deepEqual(answers.map((a) => a.slice(0, 15)), ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK'], 'the busy requests were answered');
-    assert.match((await raw(server.port, 'GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).text, /^HTTP\/1\.1 200 /, 'and then there is room again');
-    assert.equal(await stopServer(server), 0);
+    try {
+      // two requests whose bodies are still on their way hold both places (100 Continue: the server has them)
+      const busy = await Promise.all([0, 1].map(() => new Promise<{ socket: net.Socket; answered: Promise<string> }>((started) => {
+        const socket = net.connect({ port: server.port, host: '127.0.0.1' });
+        let text = '';
+        const answered = new Promise<string>((r) => socket.on('close', () => r(text)));
+        socket.on('data', (c) => {
+          text += c.toString('latin1');
+          if (text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+            text = '';
+            started({ socket, answered });
+          }
+        });
+        socket.write(`POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+      })));
+      const turnedAway = await raw(server.port, 'GET /api/v1/services HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      assert.equal(statusOf(turnedAway.text), 503, turnedAway.error ?? turnedAway.text.slice(0, 100));
+      assert.equal(headerOf(turnedAway.text, 'Retry-After'), '1');
+      assert.equal(headerOf(turnedAway.text, 'Connection'), 'close');
+      assert.match(headerOf(turnedAway.text, 'X-RateLimit-Remaining') ?? '', /^\d+$/);
+      assert.equal(bodyOf(turnedAway.text).error.code, 'SERVICE_UNAVAILABLE');
+      for (const probe of ['/livez', '/readyz']) {
+        assert.match((await raw(server.port, `GET ${probe} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).text, /^HTTP\/1\.1 200 /, `${probe} is answered at the cap`);
+      }
+      for (const b of busy) b.socket.write('{}');
+      const answers = await Promise.all(busy.map((b) => b.answered));
+      assert.deepEqual(answers.map((a) => a.slice(0, 15)), ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK'], 'the busy requests were answered');
+      assert.match((await raw(server.port, 'GET /api/v1/services HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).text, /^HTTP\/1\.1 200 /, 'and then there is room again');
+    } finally {
+      assert.equal(await stopServer(server), 0);
+    }
   });
 
   test('a cap that fits is kept; one that does not is lowered, with how to raise the limit', async () => {

@@ -105,3 +105,25 @@ describe('a Redis that hangs', () => {
     }
   });
 });
+
+describe('reading a counter without counting (the headers of answers that spend no token)', () => {
+  test('current() reads what increment() counted, in Redis, and counts nothing', async () => {
+    // a Redis of its own: the shared one may have been stopped by the outage tests above
+    const ownPort = await freePort();
+    const own = spawn('redis-server', ['--port', String(ownPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    await waitForPort(ownPort);
+    const store = await RedisRateLimitStore.connect(`redis://127.0.0.1:${ownPort}`, 'peek:');
+    try {
+      const windowEndsAt = Date.now() / 1000 + 600;
+      assert.equal(await store.current('k'), 0, 'no counter yet');
+      await store.increment('k', windowEndsAt);
+      await store.increment('k', windowEndsAt);
+      assert.equal(await store.current('k'), 2);
+      assert.equal(await store.current('k'), 2, 'reading did not count');
+      assert.equal(await store.increment('k', windowEndsAt), 3);
+    } finally {
+      await store.close();
+      own.kill('SIGKILL');
+    }
+  });
+});

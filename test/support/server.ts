@@ -21,6 +21,8 @@ export function shippedCatalogue(): Catalogue {
 
 export interface TestServer {
   url: string;
+  /** the port, for raw sockets (test/support/raw-http.ts) */
+  port: number;
   config: Config;
   /** the engine the server answers from (a test may hold a generation to see the queue fill) */
   engine: LiveEngine;
@@ -41,9 +43,11 @@ export async function startServer(env: Record<string, string> = {}, store?: Rate
     engine, version: '9.8.7', startedAt: Date.now(),
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
   return {
     url,
+    port,
     config,
     engine,
     close: async () => {
