@@ -19,6 +19,10 @@ import { probeReply } from './http/probes.js';
 import { callerIdentity, TrustedProxies } from './http/client-address.js';
 import { MCP_PATH, mcpHandler } from './mcp/http.js';
 import { webPage } from './web/page.js';
+import { silentLogger, type Logger } from './observability/log.js';
+import { createMetrics } from './observability/metrics.js';
+import { METRICS_PATH, metricsRoute } from './observability/metrics-route.js';
+import { requestObserver, type RequestRecord } from './observability/requests.js';
 
 export interface AppDeps {
   config: Config;
@@ -28,6 +32,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   version: string;
   startedAt: number;
+  /** where the request log and errors go (none when omitted) */
+  log?: Logger;
 }
 
 /**
@@ -57,6 +63,7 @@ export interface AppServer extends http.Server {
 
 export function createServer(deps: AppDeps): AppServer {
   const { config, engine, keys, rateLimiter } = deps;
+  const log = deps.log ?? silentLogger;
   const health = (snapshot: EngineSnapshot) => {
     const { catalogue, loadedAt } = snapshot;
     const failure = engine.lastReloadError;
@@ -100,22 +107,36 @@ export function createServer(deps: AppDeps): AppServer {
   const mcp = mcpHandler(deps, generations, trusted);
   const web = webPage(deps);
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void> {
     const url = requestUrl(req);
-    if (url.pathname === MCP_PATH) return mcp(req, res);
-    if (web.serves(url.pathname)) return web.handle(req, res, url.pathname);
+    if (url.pathname === MCP_PATH) {
+      record.route = MCP_PATH;
+      record.keyId = keys.check(req).keyId;
+      return mcp(req, res);
+    }
+    if (web.serves(url.pathname)) {
+      record.route = 'web';
+      return web.handle(req, res, url.pathname);
+    }
+    if (url.pathname === METRICS_PATH) {
+      record.route = METRICS_PATH;
+      return metricsEndpoint(req, res);
+    }
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     // probes answer before limits and keys: an orchestrator must never be rate-limited into a restart
     const probe = probeReply(url.pathname, method, { draining });
     if (probe) {
+      record.route = url.pathname.replace(/\/$/, '');
       req.resume();
       sendData(res, probe.data, probe.status);
       return;
     }
     const found = router.find(method as 'GET', url.pathname);
     const route = found ? routesOf(engine.current).get(found.store as string) : undefined;
+    if (route) record.route = route.path;
 
     const key = keys.check(req);
+    record.keyId = key.keyId;
     const identity = callerIdentity(req, key.keyId, trusted);
     const bucket = route?.bucket ?? (method === 'GET' ? 'read' : 'write');
     const limit = await rateLimiter.take(bucket, identity);
@@ -157,7 +178,7 @@ export function createServer(deps: AppDeps): AppServer {
   // sockets not yet reaped are checked every second, so a connection that never sends its request line
   // is closed after headersTimeout instead of at Node's 30-second check
   const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
-    const started = config.logRequests ? performance.now() : 0;
+    const record = observer.start(req, res);
     inFlight++;
     // while draining, every answer closes its connection, so keep-alive clients go to another instance
     if (draining) res.setHeader('Connection', 'close');
@@ -165,11 +186,11 @@ export function createServer(deps: AppDeps): AppServer {
       inFlight--;
       if (inFlight === 0) idleResolve?.();
     });
-    handle(req, res)
+    handle(req, res, record)
       .catch((err: unknown) => {
         if (err instanceof ClientAborted || !res.socket || res.socket.destroyed) {
-          // the client went away: nothing to answer, and no error of ours (its rate-limit token stays spent)
-          if (config.logRequests) console.log(`${req.method} ${req.url} aborted by the client`);
+          // the client went away: nothing to answer, and no error of ours (its rate-limit token stays spent;
+          // the request log records it as 499)
           res.destroy();
           return;
         }
@@ -180,15 +201,14 @@ export function createServer(deps: AppDeps): AppServer {
         if (err instanceof ApiError) {
           sendError(res, err);
         } else {
-          console.error(`unexpected error on ${req.method} ${req.url}:`, err);
+          log.error({ err, requestId: record.id, method: req.method, route: record.route }, `unexpected error on ${req.method} ${record.route}`);
           sendError(res, new ApiError('INTERNAL_ERROR', 'unexpected server error; it has been logged'));
         }
-      })
-      .finally(() => {
-        if (config.logRequests) console.log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
       });
   });
-  guardConnections(server, config);
+  const metrics = createMetrics({ engine, rateLimiter, generations, connectionCapActions: guardConnections(server, config) });
+  const observer = requestObserver({ log, metrics, trusted, logRequests: config.logRequests });
+  const metricsEndpoint = metricsRoute(metrics, keys, config.metricsToken);
 
   const app = server as AppServer;
   Object.defineProperty(app, 'draining', { get: () => draining });

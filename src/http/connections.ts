@@ -35,7 +35,11 @@ class ConnectionGroup {
   }
 }
 
+/** What the caps did, counted for the metrics: idle connections closed to make room, new ones refused. */
+export type ConnectionCapActions = Record<'closed_idle' | 'refused', number>;
+
 class ConnectionTable {
+  readonly actions: ConnectionCapActions = { closed_idle: 0, refused: 0 };
   private readonly all = new ConnectionGroup();
   private readonly byAddress = new Map<string, ConnectionGroup>();
   /** every open connection, with the group of its address */
@@ -50,6 +54,7 @@ class ConnectionTable {
     const address = socket.remoteAddress ?? '';
     const group = this.byAddress.get(address) ?? new ConnectionGroup(address);
     if (!this.makeRoom(group, this.maxPerAddress) || !this.makeRoom(this.all, this.maxTotal)) {
+      this.actions.refused++;
       socket.destroy();
       return;
     }
@@ -90,6 +95,7 @@ class ConnectionTable {
     if (!victim) return false;
     // counted out at once (its close event comes later): the new connection takes its place
     this.forget(victim);
+    this.actions.closed_idle++;
     victim.destroy();
     return true;
   }
@@ -107,7 +113,8 @@ class ConnectionTable {
   }
 }
 
-export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress'>): void {
+/** Sets the caps and timeouts on `server`; returns the running count of what the caps did. */
+export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress'>): Readonly<ConnectionCapActions> {
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -127,4 +134,5 @@ export function guardConnections(server: http.Server, config: Pick<Config, 'maxC
     }
     socket.end(rawErrorResponse(parserError(err)));
   });
+  return table.actions;
 }

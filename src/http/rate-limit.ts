@@ -9,6 +9,8 @@ export type BucketName = (typeof BUCKETS)[number];
 export interface RateLimitStore {
   /** Count one request under `key` in the window that ends at `windowEndsAt` (epoch seconds); returns the count so far. */
   increment(key: string, windowEndsAt: number): Promise<number>;
+  /** for a shared store: whether it answers now (undefined for counters in this process) */
+  readonly available?: boolean;
   close(): Promise<void>;
 }
 
@@ -19,6 +21,9 @@ export interface RateLimitDecision {
 }
 
 export class RateLimiter {
+  /** requests refused so far, by bucket (read by the metrics) */
+  readonly rejections: Record<BucketName, number> = { read: 0, write: 0, generate: 0 };
+
   constructor(private readonly limits: RateLimitConfig, private readonly store: RateLimitStore, private readonly now: () => number = Date.now) {}
 
   async take(bucket: BucketName, identity: string): Promise<RateLimitDecision> {
@@ -34,8 +39,16 @@ export class RateLimiter {
       'X-RateLimit-Reset': String(reset),
     };
     const allowed = count <= limit;
-    if (!allowed) headers['Retry-After'] = String(reset);
+    if (!allowed) {
+      headers['Retry-After'] = String(reset);
+      this.rejections[bucket]++;
+    }
     return { allowed, headers, retryAfterSeconds: reset };
+  }
+
+  /** whether the shared store answers (undefined when counting in memory) */
+  get storeAvailable(): boolean | undefined {
+    return this.store.available;
   }
 
   close(): Promise<void> {
