@@ -15,6 +15,7 @@ import { STACKWRIGHT_VERSION } from './version.js';
 import { fitConnectionCap } from './http/fd-limit.js';
 import { createLogger, type Logger } from './observability/log.js';
 import type { Problem } from './catalogue/problems.js';
+import { pluginsFolderProblem } from './plugins-folder.js';
 
 /** One log record per catalogue problem, with its file, field and rule as fields. */
 function logProblems(log: Logger, problems: readonly Problem[], level: 'warn' | 'error'): void {
@@ -43,6 +44,11 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const connections = fitConnectionCap(config.maxConnections);
   config = { ...config, maxConnections: connections.cap };
 
+  const emptyPlugins = pluginsFolderProblem(config.pluginsDir);
+  if (emptyPlugins) {
+    log.fatal({ dir: config.pluginsDir }, `${emptyPlugins}; not starting`);
+    process.exit(1);
+  }
   const dirs = { plugins: config.pluginsDir, catalogue: config.catalogueDir };
   const loaded = config.catalogueCacheFile ? loadCatalogueWithCache(dirs, config.catalogueCacheFile) : { ...loadCatalogue(dirs), fromCache: false };
   logProblems(log, loaded.warnings, 'warn');
