@@ -31,6 +31,8 @@ COPY catalogue catalogue
 # plugins/ is where operators drop catalogue entries: mount a folder over it (or STACK_PLUGINS_DIR);
 # the service reloads the catalogue when it changes
 COPY plugins plugins
+# the `stackwright` command on PATH (docs/upgrade.md), as npm links a package's bin
+RUN chmod 755 dist/cli/main.js && ln -s /app/dist/cli/main.js /usr/local/bin/stackwright
 USER node
 EXPOSE 8080
 # /readyz: never rate-limited, answers 503 while the service drains for shutdown

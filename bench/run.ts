@@ -104,16 +104,22 @@ console.log(`  tar.gz of a fresh bundle: ${tarSize} bytes, median ${ms(t.median)
 async function startServer(env: Record<string, string>): Promise<{ ms: number; reported: number; port: number; pid: number; stop: () => void }> {
   const started = performance.now();
   // the node options of `npm start`, so the figures are the service's as users run it
-  const startArgs = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start as string).split(' ').slice(1);
+  const startCommand = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start as string).split(' ');
+  const startArgs = startCommand.slice(startCommand.indexOf('node') + 1);
   const child = spawn(process.execPath, startArgs.map((a) => (a.startsWith('-') ? a : path.join(REPO_ROOT, a))), {
     env: { ...process.env, PORT: '0', STACK_API_KEY: 'bench', ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolvePromise, reject) => {
-    let out = '';
+    let out: string | null = '';
     child.stdout.on('data', (d: Buffer) => {
+      // once listening, the request log is read and dropped (it would otherwise pile up here)
+      if (out === null) return;
       out += d;
       const m = /listening on http:\/\/[^:]+:(\d+)\/api\/v1 \(ready (\d+) ms/.exec(out);
-      if (m) resolvePromise({ ms: performance.now() - started, reported: Number(m[2]), port: Number(m[1]), pid: child.pid!, stop: () => child.kill() });
+      if (m) {
+        out = null;
+        resolvePromise({ ms: performance.now() - started, reported: Number(m[2]), port: Number(m[1]), pid: child.pid!, stop: () => child.kill() });
+      }
     });
     child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
   });

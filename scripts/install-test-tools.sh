@@ -31,6 +31,11 @@ if [ ! -x /usr/sbin/mariadbd ]; then
   $SUDO apt-get update -qq >/dev/null
   $SUDO apt-get install -y -qq --no-install-recommends mariadb-server mariadb-client >/dev/null
 fi
+# systemd-analyze: test/deploy/systemd.test.ts rates contrib/stackwright.service with it
+if ! command -v systemd-analyze >/dev/null 2>&1; then
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends systemd >/dev/null
+fi
 # Chromium: the web page tests (test/web) launch Debian's /usr/bin/chromium with playwright-core
 if ! command -v chromium >/dev/null 2>&1; then
   $SUDO apt-get update -qq >/dev/null

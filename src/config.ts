@@ -5,6 +5,7 @@ import path from 'node:path';
 import { isToken68 } from './http/auth.js';
 import { parseTrustedProxy } from './http/client-address.js';
 import { fileURLToPath } from 'node:url';
+import { LOG_FORMATS, LOG_LEVELS, type LogSettings } from './observability/log-settings.js';
 
 /** The folder holding package.json: the same whether this runs from src/ (tsx) or dist/ (compiled). */
 export const REPO_ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)));
@@ -47,7 +48,11 @@ export interface Config {
   bundleCacheBytes: number;
   /** the start-up snapshot of the checked catalogue ('' turns it off) */
   catalogueCacheFile: string;
+  /** one log line per request (on unless STACK_LOG_REQUESTS=0) */
   logRequests: boolean;
+  log: LogSettings;
+  /** a bearer token for GET /metrics only, beside the API keys (so a scraper holds no write key) */
+  metricsToken?: string;
   /** reload the catalogue when plugins/ or catalogue/ change (SIGHUP reloads either way) */
   watchCatalogue: boolean;
   /** quiet time after the last change before a reload */
@@ -69,11 +74,21 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (['0', 'false', 'off', 'no'].includes(raw)) return false;
     throw new Error(`${name} must be 1 or 0 (true/false, on/off; got "${raw}")`);
   };
+  const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')} (got "${raw}")`);
+    return raw as T;
+  };
   const list = (name: string) => (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const dir = (name: string, fallback: string) => path.resolve(env[name] || path.join(REPO_ROOT, fallback));
   const apiKeys = list('STACK_API_KEY');
   if (apiKeys.some((k) => !isToken68(k))) {
     throw new Error('STACK_API_KEY holds a key a Bearer token cannot carry: keys may hold letters, digits, - . _ ~ + / and trailing = (RFC 9110 token68)');
+  }
+  const metricsToken = env.STACK_METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && (!isToken68(metricsToken) || metricsToken.length < 24)) {
+    throw new Error('STACK_METRICS_TOKEN must be at least 24 characters of letters, digits, - . _ ~ + / (make one with: openssl rand -hex 24)');
   }
   const trustProxy = list('STACK_TRUST_PROXY');
   const badProxy = trustProxy.find((entry) => !parseTrustedProxy(entry));
@@ -99,7 +114,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderCacheSize: int('STACK_RENDER_CACHE_SIZE', 2000, 0, 1e6),
     bundleCacheBytes: int('STACK_BUNDLE_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
     catalogueCacheFile: env.STACK_CATALOGUE_CACHE ?? path.join(REPO_ROOT, 'dist', 'catalogue-cache.json'),
-    logRequests: env.STACK_LOG_REQUESTS === '1',
+    logRequests: flag('STACK_LOG_REQUESTS', true),
+    log: { level: oneOf('STACK_LOG_LEVEL', LOG_LEVELS, 'info'), format: oneOf('STACK_LOG_FORMAT', LOG_FORMATS, 'auto') },
+    metricsToken,
     shutdownTimeoutMs: int('STACK_SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 3600) * 1000,
     drainGraceMs: int('STACK_SHUTDOWN_GRACE_MS', 1000, 0, 60_000),
     maxConnections: int('STACK_MAX_CONNECTIONS', 1000, 1, 1e6),

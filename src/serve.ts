@@ -13,6 +13,14 @@ import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/r
 import { createServer } from './server.js';
 import { STACKWRIGHT_VERSION } from './version.js';
 import { fitConnectionCap } from './http/fd-limit.js';
+import { createLogger, type Logger } from './observability/log.js';
+import type { Problem } from './catalogue/problems.js';
+import { pluginsFolderProblem } from './plugins-folder.js';
+
+/** One log record per catalogue problem, with its file, field and rule as fields. */
+function logProblems(log: Logger, problems: readonly Problem[], level: 'warn' | 'error'): void {
+  for (const p of problems) log[level]({ file: p.file, pointer: p.pointer || '/', rule: p.rule }, formatProblem(p));
+}
 
 /** Exit codes of `serve` (docs/cli.md): 0 stopped cleanly, 1 cannot start, 2 bad configuration. */
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -21,9 +29,11 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   try {
     config = readConfig(env);
   } catch (e) {
-    console.error(`configuration error: ${(e as Error).message}`);
+    // the logger's own settings may be what is wrong: this one line uses the defaults
+    createLogger({ level: 'info', format: 'auto' }).fatal(`configuration error: ${(e as Error).message}`);
     process.exit(2);
   }
+  const log = createLogger(config.log);
 
   // V8 grows the old generation by up to 4x what survived a GC, and a service that renders bundles all
   // day ends up holding that much garbage; a small factor keeps the resident set near the live heap.
@@ -34,33 +44,40 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   const connections = fitConnectionCap(config.maxConnections);
   config = { ...config, maxConnections: connections.cap };
 
+  const emptyPlugins = pluginsFolderProblem(config.pluginsDir);
+  if (emptyPlugins) {
+    log.fatal({ dir: config.pluginsDir }, `${emptyPlugins}; not starting`);
+    process.exit(1);
+  }
   const dirs = { plugins: config.pluginsDir, catalogue: config.catalogueDir };
   const loaded = config.catalogueCacheFile ? loadCatalogueWithCache(dirs, config.catalogueCacheFile) : { ...loadCatalogue(dirs), fromCache: false };
-  for (const w of loaded.warnings) console.warn(formatProblem(w));
+  logProblems(log, loaded.warnings, 'warn');
   if (!loaded.catalogue) {
-    console.error(`the catalogue has ${loaded.errors.length} error(s); not starting:`);
-    for (const p of loaded.errors) console.error(`  ${formatProblem(p)}`);
+    log.fatal({ errors: loaded.errors.length }, `the catalogue has ${loaded.errors.length} error(s); not starting:`);
+    logProblems(log, loaded.errors, 'error');
     process.exit(1);
   }
   const engine = new LiveEngine(loaded.catalogue, config, dirs);
   engine.on('reload', (reason: string, snapshot, changed: boolean, ms: number, warnings) => {
-    for (const w of warnings) console.warn(formatProblem(w));
+    logProblems(log, warnings, 'warn');
     const c = snapshot.catalogue;
-    console.log(changed
+    log.info({ event: 'reload', reason, revision: c.revision, changed, durationMs: Math.round(ms) }, changed
       ? `catalogue reloaded (${reason}) in ${ms.toFixed(0)} ms: revision ${c.revision}, ${c.services.size} services, ${c.skillPacks.size} skill packs, ${c.presets.size} presets`
       : `catalogue checked (${reason}): unchanged, revision ${c.revision}`);
   });
   engine.on('reloadFailed', (reason: string, errors) => {
-    console.error(`catalogue reload (${reason}) refused: ${errors.length} error(s); still serving revision ${engine.current.catalogue.revision}:`);
-    for (const p of errors) console.error(`  ${formatProblem(p)}`);
+    const revision = engine.current.catalogue.revision;
+    log.error({ event: 'reloadFailed', reason, revision, errors: errors.length }, `catalogue reload (${reason}) refused: ${errors.length} error(s); still serving revision ${revision}:`);
+    logProblems(log, errors, 'error');
   });
-  engine.on('watchError', (dir: string, e: Error) => console.error(`watching ${dir} failed (${e.message}); send SIGHUP to reload`));
+  engine.on('watchError', (dir: string, e: Error) => log.error({ dir, err: e }, `watching ${dir} failed (${e.message}); send SIGHUP to reload`));
 
   let apiKeys = config.apiKeys;
   if (apiKeys.length === 0) {
     const key = ApiKeys.generate();
     apiKeys = [key];
-    console.log(`No STACK_API_KEY is set, so this run uses a random API key (it changes at every start):\n  ${key}\nSet STACK_API_KEY in the environment (comma-separate several to rotate keys) to keep a permanent one.`);
+    // the one place a key is logged: an operator who set none needs to read it once
+    log.warn(`No STACK_API_KEY is set, so this run uses a random API key (it changes at every start): ${key} — set STACK_API_KEY in the environment (comma-separate several to rotate keys) to keep a permanent one.`);
   }
 
   let store: RateLimitStore = new MemoryRateLimitStore();
@@ -68,15 +85,15 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     try {
       // loaded only when used: the Redis client is the heaviest module of the service
       const { RedisRateLimitStore } = await import('./http/rate-limit-redis.js');
-      store = await RedisRateLimitStore.connect(config.redisUrl);
+      store = await RedisRateLimitStore.connect(config.redisUrl, undefined, log);
     } catch (e) {
-      console.error(`REDIS_URL is set but Redis cannot be reached (${(e as Error).message}); not starting`);
+      log.fatal({ redis: 'down' }, `REDIS_URL is set but Redis cannot be reached (${(e as Error).message}); not starting`);
       process.exit(1);
     }
   }
 
   const version = STACKWRIGHT_VERSION;
-  const server = createServer({ config, engine, keys: new ApiKeys(apiKeys), rateLimiter: new RateLimiter(config.rateLimits, store), version, startedAt });
+  const server = createServer({ config, engine, keys: new ApiKeys(apiKeys), rateLimiter: new RateLimiter(config.rateLimits, store), version, startedAt, log });
 
   // a busy port or an unknown host is one line naming the setting, not a stack trace
   server.on('error', (e: NodeJS.ErrnoException) => {
@@ -84,7 +101,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
       : e.code === 'EACCES' ? `no permission to listen on port ${config.port} (ports below 1024 need privileges; set PORT)`
         : e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND' ? `HOST "${config.host}" is not an address of this machine`
           : e.message;
-    console.error(`cannot listen on ${config.host}:${config.port}: ${what}`);
+    log.fatal({ host: config.host, port: config.port, code: e.code }, `cannot listen on ${config.host}:${config.port}: ${what}`);
     process.exit(1);
   });
 
@@ -92,18 +109,18 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const catalogue = engine.current.catalogue;
-    console.log(`catalogue: ${catalogue.services.size} services, ${catalogue.frameworks.size} frameworks, ${catalogue.proxies.size} proxies, ${catalogue.skillPacks.size} skill packs, ${catalogue.presets.size} presets (loaded in ${loaded.loadMs.toFixed(0)} ms${loaded.fromCache ? ' from the start-up snapshot of these exact files' : ''}, ${loaded.warnings.length} warning(s))`);
-    console.log(`rate limits: ${config.redisUrl ? 'shared in Redis' : 'in memory'}; read ${config.rateLimits.read}, write ${config.rateLimits.write}, generate ${config.rateLimits.generate} per ${config.rateLimits.windowSeconds} s`);
-    console.log(`connections: at most ${config.maxConnections}, ${config.maxConnectionsPerAddress} per client address; open-file limit ${connections.openFiles ?? 'unknown'} (Node raises the soft limit to the hard one at start)`);
-    if (connections.warning) console.warn(`warning: ${connections.warning}`);
-    console.log(`Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready ${performance.now().toFixed(0)} ms after the process started)`);
+    log.info({ revision: catalogue.revision, loadMs: Math.round(loaded.loadMs), fromCache: loaded.fromCache }, `catalogue: ${catalogue.services.size} services, ${catalogue.frameworks.size} frameworks, ${catalogue.proxies.size} proxies, ${catalogue.skillPacks.size} skill packs, ${catalogue.presets.size} presets (loaded in ${loaded.loadMs.toFixed(0)} ms${loaded.fromCache ? ' from the start-up snapshot of these exact files' : ''}, ${loaded.warnings.length} warning(s))`);
+    log.info({ rateLimitStore: config.redisUrl ? 'redis' : 'memory' }, `rate limits: ${config.redisUrl ? 'shared in Redis' : 'in memory'}; read ${config.rateLimits.read}, write ${config.rateLimits.write}, generate ${config.rateLimits.generate} per ${config.rateLimits.windowSeconds} s`);
+    log.info({ maxConnections: config.maxConnections, maxConnectionsPerAddress: config.maxConnectionsPerAddress, openFiles: connections.openFiles ?? null }, `connections: at most ${config.maxConnections}, ${config.maxConnectionsPerAddress} per client address; open-file limit ${connections.openFiles ?? 'unknown'} (Node raises the soft limit to the hard one at start)`);
+    if (connections.warning) log.warn(`warning: ${connections.warning}`);
+    log.info({ event: 'listening', version, host: config.host, port }, `Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready ${performance.now().toFixed(0)} ms after the process started)`);
     // the watch walks every plugin folder: set it up once the service is already answering
     if (config.watchCatalogue) {
       try {
         engine.watch(config.reloadDebounceMs);
-        console.log(`watching ${config.pluginsDir} and ${config.catalogueDir}: changes reload the catalogue (STACK_WATCH_CATALOGUE=0 turns this off; SIGHUP reloads too)`);
+        log.info({ watching: [config.pluginsDir, config.catalogueDir] }, `watching ${config.pluginsDir} and ${config.catalogueDir}: changes reload the catalogue (STACK_WATCH_CATALOGUE=0 turns this off; SIGHUP reloads too)`);
       } catch (e) {
-        console.warn(`warning: cannot watch the catalogue folders (${(e as Error).message}); send SIGHUP to reload`);
+        log.warn(`warning: cannot watch the catalogue folders (${(e as Error).message}); send SIGHUP to reload`);
       }
     }
   });
@@ -111,7 +128,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   process.on('SIGHUP', () => engine.reload('SIGHUP'));
   const shutdown = (signal: string) => {
     if (server.draining) return;
-    console.log(`${signal}: answering requests already under way, then stopping (at most ${config.shutdownTimeoutMs / 1000} s)`);
+    log.info({ event: 'draining', signal }, `${signal}: answering requests already under way, then stopping (at most ${config.shutdownTimeoutMs / 1000} s)`);
     void server.shutdown()
       .then(() => store.close())
       .finally(() => process.exit(0));

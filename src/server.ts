@@ -20,6 +20,10 @@ import { probeReply } from './http/probes.js';
 import { callerIdentity, TrustedProxies } from './http/client-address.js';
 import { MCP_PATH, mcpHandler } from './mcp/http.js';
 import { webPage } from './web/page.js';
+import { silentLogger, type Logger } from './observability/log.js';
+import { createMetrics } from './observability/metrics.js';
+import { METRICS_PATH, metricsRoute } from './observability/metrics-route.js';
+import { requestObserver, type RequestRecord } from './observability/requests.js';
 
 export interface AppDeps {
   config: Config;
@@ -29,6 +33,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   version: string;
   startedAt: number;
+  /** where the request log and errors go (none when omitted) */
+  log?: Logger;
 }
 
 /**
@@ -60,6 +66,7 @@ export interface AppServer extends http.Server {
 
 export function createServer(deps: AppDeps): AppServer {
   const { config, engine, keys, rateLimiter } = deps;
+  const log = deps.log ?? silentLogger;
   const health = (snapshot: EngineSnapshot) => {
     const { catalogue, loadedAt } = snapshot;
     const failure = engine.lastReloadError;
@@ -115,7 +122,7 @@ export function createServer(deps: AppDeps): AppServer {
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void> {
     // a target that is refused is refused after the limit is taken, so its answer carries the headers too
     let url: URL | undefined;
     let refusedTarget: ApiError | undefined;
@@ -130,10 +137,17 @@ export function createServer(deps: AppDeps): AppServer {
     // rate-limited or turned away into restarting a healthy process
     const probe = probeReply(pathname, method, { draining });
     if (probe) {
+      record.route = pathname.replace(/\/$/, '');
       req.resume();
       await uncountedLimitHeaders(req, res);
       sendData(res, probe.data, probe.status);
       return;
+    }
+    // a scrape is answered like a probe (its own credentials, never rate-limited)
+    if (url && pathname === METRICS_PATH) {
+      record.route = METRICS_PATH;
+      await uncountedLimitHeaders(req, res);
+      return metricsEndpoint(req, res);
     }
     if (connections.overCap(req.socket)) {
       lingerAfterAnswer(req);
@@ -141,15 +155,22 @@ export function createServer(deps: AppDeps): AppServer {
         headers: { 'Retry-After': '1', Connection: 'close' },
       });
     }
-    if (pathname === MCP_PATH) return mcp(req, res);
+    if (pathname === MCP_PATH) {
+      record.route = MCP_PATH;
+      record.keyId = keys.check(req).keyId;
+      return mcp(req, res);
+    }
     if (url && web.serves(pathname)) {
+      record.route = 'web';
       await uncountedLimitHeaders(req, res);
       return web.handle(req, res, pathname);
     }
     const found = url ? router.find(method as 'GET', pathname) : null;
     const route = found ? routesOf(engine.current).get(found.store as string) : undefined;
+    if (route) record.route = route.path;
 
     const key = keys.check(req);
+    record.keyId = key.keyId;
     const identity = callerIdentity(req, key.keyId, trusted);
     const bucket = route?.bucket ?? (method === 'GET' ? 'read' : 'write');
     const limit = await rateLimiter.take(bucket, identity);
@@ -195,7 +216,7 @@ export function createServer(deps: AppDeps): AppServer {
   // sockets not yet reaped are checked every second, so a connection that never sends its request line
   // is closed after headersTimeout instead of at Node's 30-second check
   const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
-    const started = config.logRequests ? performance.now() : 0;
+    const record = observer.start(req, res);
     inFlight++;
     // while draining, every answer closes its connection, so keep-alive clients go to another instance
     if (draining) res.setHeader('Connection', 'close');
@@ -203,11 +224,11 @@ export function createServer(deps: AppDeps): AppServer {
       inFlight--;
       if (inFlight === 0) idleResolve?.();
     });
-    handle(req, res)
+    handle(req, res, record)
       .catch(async (err: unknown) => {
         if (err instanceof ClientAborted || !res.socket || res.socket.destroyed) {
-          // the client went away: nothing to answer, and no error of ours (its rate-limit token stays spent)
-          if (config.logRequests) console.log(`${req.method} ${req.url} aborted by the client`);
+          // the client went away: nothing to answer, and no error of ours (its rate-limit token stays spent;
+          // the request log records it as 499)
           res.destroy();
           return;
         }
@@ -221,17 +242,17 @@ export function createServer(deps: AppDeps): AppServer {
         if (err instanceof ApiError) {
           sendError(res, err);
         } else {
-          console.error(`unexpected error on ${req.method} ${req.url}:`, err);
+          log.error({ err, requestId: record.id, method: req.method, route: record.route }, `unexpected error on ${req.method} ${record.route}`);
           sendError(res, new ApiError('INTERNAL_ERROR', 'unexpected server error; it has been logged'));
         }
-      })
-      .finally(() => {
-        if (config.logRequests) console.log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
       });
   });
 
   // consulted by handle() for each request: connections taken over a cap get 503
   const connections = guardConnections(server, config);
+  const metrics = createMetrics({ engine, rateLimiter, generations, connectionCapActions: connections.actions });
+  const observer = requestObserver({ log, metrics, trusted, logRequests: config.logRequests });
+  const metricsEndpoint = metricsRoute(metrics, keys, config.metricsToken);
 
   const app = server as AppServer;
   Object.defineProperty(app, 'draining', { get: () => draining });

@@ -59,7 +59,11 @@ class ConnectionGroup {
   constructor(readonly address = '') {}
 }
 
+/** What the caps did, counted for the metrics: connections closed to make room, new ones reset in a flood. */
+export type ConnectionCapActions = Record<'closed_idle' | 'refused', number>;
+
 export class ConnectionTable {
+  readonly actions: ConnectionCapActions = { closed_idle: 0, refused: 0 };
   private readonly all = new ConnectionGroup();
   private readonly byAddress = new Map<string, ConnectionGroup>();
   private readonly members = new Map<net.Socket, Connection>();
@@ -79,6 +83,7 @@ export class ConnectionTable {
     // past the places for 503s too, this is a flood: the oldest idle connection goes whatever its age,
     // so a probe still gets in; with none idle at all, the newcomer is reset
     if (!fits && this.all.open >= this.maxTotal + OVER_CAP_ANSWERS && !this.closeOldestIdle(this.all, 0)) {
+      this.actions.refused++;
       socket.destroy();
       return;
     }
@@ -136,6 +141,7 @@ export class ConnectionTable {
     for (const connection of group.busy) {
       if (connection.request && bodyArrivingTooSlowly(connection.request, this.minBodyRate, now)) {
         this.forget(connection);
+        this.actions.closed_idle++;
         refuseSlowBody(connection.request, this.minBodyRate);
         return true;
       }
@@ -150,6 +156,7 @@ export class ConnectionTable {
     if (!oldest || this.now() - oldest.idleSince < minIdleMs) return false;
     // counted out at once (its close event comes later): the new connection takes its place
     this.forget(oldest);
+    this.actions.closed_idle++;
     oldest.socket.destroy();
     return true;
   }
@@ -168,6 +175,7 @@ export class ConnectionTable {
   }
 }
 
+/** Sets the caps and timeouts on `server`; returns the table (its `actions` count what the caps did). */
 export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress' | 'minBodyRate'>): ConnectionTable {
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;

@@ -7,6 +7,7 @@ import { createClient, type RedisClientType } from 'redis';
 // the client createClient gives without modules or scripts (RESP3 is the default in redis 6)
 type Client = RedisClientType<{}, {}, {}, 3, {}>;
 import { MemoryRateLimitStore, type RateLimitStore } from './rate-limit.js';
+import { silentLogger, type Logger } from '../observability/log.js';
 
 /** How long counting stays in memory after Redis failed or did not answer in time. */
 const RETRY_AFTER_MS = 5_000;
@@ -17,9 +18,9 @@ export class RedisRateLimitStore implements RateLimitStore {
   private warned = false;
   private retryAt = 0;
 
-  private constructor(private readonly client: Client, private readonly prefix: string) {}
+  private constructor(private readonly client: Client, private readonly prefix: string, private readonly log: Logger) {}
 
-  static async connect(url: string, prefix = 'stackwright:rl:'): Promise<RedisRateLimitStore> {
+  static async connect(url: string, prefix = 'stackwright:rl:', log: Logger = silentLogger): Promise<RedisRateLimitStore> {
     let connectedOnce = false;
     const client = createClient({
       url,
@@ -31,7 +32,7 @@ export class RedisRateLimitStore implements RateLimitStore {
         reconnectStrategy: (retries: number, cause: Error) => (connectedOnce ? Math.min(retries * 200, 2000) : cause),
       },
     });
-    const store = new RedisRateLimitStore(client, prefix);
+    const store = new RedisRateLimitStore(client, prefix, log);
     // before the first connection an error stops the start (the caller says so): no fallback line then
     client.on('error', (e: Error) => { if (connectedOnce) store.warn(e); });
     client.on('ready', () => { connectedOnce = true; });
@@ -44,7 +45,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     try {
       const fullKey = this.prefix + key;
       const [count] = await withTimeout(this.client.multi().incr(fullKey).expireAt(fullKey, Math.ceil(windowEndsAt) + 1).exec(), ANSWER_WITHIN_MS);
-      if (this.warned) console.log('rate limits: Redis answers again; counting there');
+      if (this.warned) this.log.info({ redis: 'up' }, 'rate limits: Redis answers again; counting there');
       this.warned = false;
       return Number(count);
     } catch (e) {
@@ -67,7 +68,12 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.retryAt = Date.now() + RETRY_AFTER_MS;
     if (this.warned) return;
     this.warned = true;
-    console.error(`rate limits: Redis unavailable (${e.message}); counting in memory until it is back (tried again every ${RETRY_AFTER_MS / 1000} s)`);
+    this.log.error({ redis: 'down', err: e }, `rate limits: Redis unavailable (${e.message}); counting in memory until it is back (tried again every ${RETRY_AFTER_MS / 1000} s)`);
+  }
+
+  /** Redis answers: connected, and not set aside after a failure (the metrics' stackwright_redis_up). */
+  get available(): boolean {
+    return this.client.isReady && Date.now() >= this.retryAt;
   }
 
   async close(): Promise<void> {

@@ -11,6 +11,8 @@ export interface RateLimitStore {
   increment(key: string, windowEndsAt: number): Promise<number>;
   /** The count so far under `key`, without counting (0 when there is none). */
   current(key: string): Promise<number>;
+  /** for a shared store: whether it answers now (undefined for counters in this process) */
+  readonly available?: boolean;
   close(): Promise<void>;
 }
 
@@ -21,6 +23,9 @@ export interface RateLimitDecision {
 }
 
 export class RateLimiter {
+  /** requests refused so far, by bucket (read by the metrics) */
+  readonly rejections: Record<BucketName, number> = { read: 0, write: 0, generate: 0 };
+
   constructor(private readonly limits: RateLimitConfig, private readonly store: RateLimitStore, private readonly now: () => number = Date.now) {}
 
   async take(bucket: BucketName, identity: string): Promise<RateLimitDecision> {
@@ -50,8 +55,16 @@ export class RateLimiter {
       'X-RateLimit-Reset': String(reset),
     };
     const allowed = count ? counted <= limit : counted < limit;
-    if (count && !allowed) headers['Retry-After'] = String(reset);
+    if (count && !allowed) {
+      headers['Retry-After'] = String(reset);
+      this.rejections[bucket]++;
+    }
     return { allowed, headers, retryAfterSeconds: reset };
+  }
+
+  /** whether the shared store answers (undefined when counting in memory) */
+  get storeAvailable(): boolean | undefined {
+    return this.store.available;
   }
 
   close(): Promise<void> {

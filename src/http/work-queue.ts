@@ -7,10 +7,16 @@ import { ApiError } from '../errors.js';
 export class WorkQueue {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
+  /** told how long each job waited for its turn, in seconds (the metrics) */
+  onTurn?: (seconds: number) => void;
 
   constructor(private readonly concurrency: number, private readonly maxQueued: number) {}
 
+  get waitingCount(): number { return this.waiting.length; }
+  get runningCount(): number { return this.running; }
+
   async run<T>(job: () => T | Promise<T>): Promise<T> {
+    const queued = performance.now();
     if (this.running >= this.concurrency) {
       if (this.waiting.length >= this.maxQueued) {
         throw new ApiError('SERVICE_UNAVAILABLE', `the server is generating ${this.running + this.waiting.length} stacks already; try again in a second`, { headers: { 'Retry-After': '1' } });
@@ -22,6 +28,7 @@ export class WorkQueue {
     try {
       // start on a new turn of the loop, after the I/O that queued up meanwhile
       await new Promise((resolve) => setImmediate(resolve));
+      this.onTurn?.((performance.now() - queued) / 1000);
       return await job();
     } finally {
       const next = this.waiting.shift();

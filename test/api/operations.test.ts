@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { REPO_ROOT } from '../../src/config.js';
-import { spawnServer, stopServer, waitForOutput, type ServerProcess } from '../support/process.js';
+import { logText, spawnServer, stopServer, waitForOutput, type ServerProcess } from '../support/process.js';
 import { service } from '../support/fixture.js';
 
 const KEY = 'operator-key';
@@ -120,11 +120,11 @@ describe('probes', () => {
 
 describe('STACK_TRUST_PROXY', () => {
   test('a value that is no address or range stops the start with a message naming it', async () => {
-    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')], { env: { ...process.env, PORT: '0', STACK_TRUST_PROXY: '10.0.0.1, 172.16.0.0/33' } }, (_e, _out, stderr) => resolve({ code: child.exitCode, stderr }));
+    const result = await new Promise<{ code: number | null; log: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')], { env: { ...process.env, PORT: '0', STACK_TRUST_PROXY: '10.0.0.1, 172.16.0.0/33' } }, (_e, stdout) => resolve({ code: child.exitCode, log: logText(stdout) }));
     });
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /STACK_TRUST_PROXY holds "172\.16\.0\.0\/33", which is neither an IP address nor a CIDR range/);
+    assert.match(result.log, /STACK_TRUST_PROXY holds "172\.16\.0\.0\/33", which is neither an IP address nor a CIDR range/);
   });
 
   test('a CIDR range is trusted: clients behind it get buckets of their own', async () => {

@@ -6,20 +6,12 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createClient } from 'redis';
 import { RedisRateLimitStore } from '../../src/http/rate-limit-redis.js';
-import { spawnServer } from '../support/process.js';
+import { freePort, spawnServer, stopServer, waitForOutput } from '../support/process.js';
+import { scrape, value } from '../support/prometheus.js';
 import { apiError, okData, startServer, type TestServer } from '../support/server.js';
 
 let redis: ChildProcess;
 let port: number;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-  });
-}
 
 async function waitForPort(p: number): Promise<void> {
   for (let i = 0; i < 100; i++) {
@@ -123,6 +115,33 @@ describe('reading a counter without counting (the headers of answers that spend 
       assert.equal(await store.increment('k', windowEndsAt), 3);
     } finally {
       await store.close();
+      own.kill('SIGKILL');
+    }
+  });
+});
+
+describe('Redis availability in /metrics', () => {
+  test('stackwright_redis_up is 1 while Redis answers and 0 once counting has fallen back to memory', async () => {
+    const redisPort = await freePort();
+    const own = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const key = 'redis-metrics-Key-5Tg7Yh2Uj9Ik4Ol8Pz';
+    try {
+      await waitForPort(redisPort);
+      const server = await spawnServer({ STACK_API_KEY: key, REDIS_URL: `redis://127.0.0.1:${redisPort}`, STACK_WATCH_CATALOGUE: '0' });
+      try {
+        assert.equal(value(await scrape(server.url, key), 'stackwright_redis_up'), 1);
+        own.kill('SIGSTOP');
+        const mark = server.output().length;
+        assert.equal((await fetch(`${server.url}/api/v1/skills`)).status, 200, 'answered, counted in memory');
+        await waitForOutput(server, /Redis unavailable/, mark);
+        assert.equal(value(await scrape(server.url, key), 'stackwright_redis_up'), 0);
+        const down = server.records().find((r) => r.redis === 'down');
+        assert.equal(down?.level, 'error');
+      } finally {
+        own.kill('SIGCONT');
+        await stopServer(server);
+      }
+    } finally {
       own.kill('SIGKILL');
     }
   });

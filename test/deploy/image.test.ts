@@ -83,4 +83,18 @@ describe('the service image (runtime stage, without Docker)', () => {
     const presets = await fetch(`http://127.0.0.1:${port}/api/v1/presets`);
     assert.equal(presets.status, 200);
   });
+
+  test('has `stackwright` on its PATH: the package\'s bin, executable, linked into /usr/local/bin', async () => {
+    const bin = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { bin: { stackwright: string } }).bin.stackwright;
+    const link = /^RUN chmod 755 (\S+) && ln -s \/app\/(\S+) \/usr\/local\/bin\/stackwright$/m.exec(runtime);
+    assert.ok(link, 'the runtime stage links the command');
+    assert.deepEqual([link[1], link[2]], [bin, bin]);
+    assert.ok(runtime.indexOf(link[0]) < runtime.indexOf('\nUSER node'), 'linked while still root');
+    // the same link in a folder of our own, put first on PATH as /usr/local/bin is in the image
+    const pathDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-path-'));
+    fs.chmodSync(path.join(app, bin), 0o755);
+    fs.symlinkSync(path.join(app, bin), path.join(pathDir, 'stackwright'));
+    const help = await run('stackwright', ['--help'], os.tmpdir(), { PATH: `${pathDir}:${path.dirname(process.execPath)}:/usr/bin:/bin` });
+    assert.match(help, /Usage: stackwright <command>/);
+  });
 });

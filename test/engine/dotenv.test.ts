@@ -2,7 +2,6 @@
 // Compose's env-file parser documents, and comes back whole through the real Compose v2 (`docker compose
 // config`), through the scripts' env_value, and through the native units' environment files.
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +12,7 @@ import { dotenvValue } from '../../src/engine/escape.js';
 import { Generator } from '../../src/engine/generate.js';
 import { writeBundle } from '../support/bundle.js';
 import { service, writeCatalogue } from '../support/fixture.js';
+import { composeV2, runWithoutDaemon } from '../support/compose.js';
 import { validateBundleDir } from '../support/validators.js';
 
 const VALUES = [
@@ -32,21 +32,7 @@ const VALUES = [
   '',
 ];
 
-/** Compose v2's own binary: the plugin when Docker has it, else the copy scripts/install-test-tools.sh fetched. */
-function composeV2(): string[] {
-  try {
-    if (/v?2\./.test(execFileSync('docker', ['compose', 'version', '--short'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))) return ['docker', 'compose'];
-  } catch { /* no plugin */ }
-  const fetched = process.env.STACK_COMPOSE_V2 ?? path.join(process.env.VALIDATORS_PREFIX ?? '/tmp/validators', 'compose-v2', 'docker-compose');
-  if (!fs.existsSync(fetched)) throw new Error(`Docker Compose v2 is missing (${fetched}); run npm run setup:test-tools or set STACK_COMPOSE_V2`);
-  return [fetched];
-}
-
-function run(command: string[], cwd: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(command[0], command.slice(1), { cwd, env: { ...process.env, DOCKER_HOST: 'unix:///nonexistent.sock' }, maxBuffer: 16 << 20 }, (err, stdout, stderr) => (err ? reject(new Error(`${command.join(' ')}: ${stderr || err.message}`)) : resolve(stdout)));
-  });
-}
+const run = (command: string[], cwd: string) => runWithoutDaemon(command, cwd);
 
 /** A catalogue whose service alpha has one .env variable per value, ALPHA_TEXT_<i>, defaulting to it. */
 function catalogueWith(values: string[]) {

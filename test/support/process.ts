@@ -1,13 +1,48 @@
 // The service as a real process (`src/main.ts` through tsx, as `npm run dev` runs it) on a free port.
+// Its log is JSON lines (stdout is a pipe): `records()` are the parsed lines, `output()` their messages
+// one a line, so tests match the words an operator reads and check the fields where they matter.
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT } from '../../src/config.js';
 
-export interface ServerProcess { child: ChildProcess; port: number; output: () => string; url: string }
+export type LogRecord = Record<string, unknown> & { level: string; time: string; msg: string };
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  /** the log's messages so far, one a line (with any line that is not JSON as it came) */
+  output: () => string;
+  /** every log line so far, parsed */
+  records: () => LogRecord[];
+  /** stdout and stderr as they came */
+  raw: () => string;
+  url: string;
+}
+
+/** A log line as its record; throws (failing the test) on a line that is not a JSON object with time, level and msg. */
+export function parseLogLine(line: string): LogRecord {
+  const record = JSON.parse(line) as LogRecord;
+  if (typeof record !== 'object' || record === null || typeof record.time !== 'string' || typeof record.level !== 'string' || typeof record.msg !== 'string') {
+    throw new Error(`not a log record: ${line}`);
+  }
+  return record;
+}
+
+/** The messages of a process's JSON-lines log, one a line (what tests match against). */
+export function logText(raw: string): string {
+  return raw.split('\n').filter(Boolean).map((line) => {
+    try {
+      return parseLogLine(line).msg;
+    } catch {
+      return line;
+    }
+  }).join('\n');
+}
 
 /**
- * Starts the server; resolves once it listens (PORT 0: the port it printed). `openFiles` sets its soft and
- * hard open-file limit (through util-linux's prlimit), as a small box or a container might.
+ * Starts the server; resolves once it listens (PORT 0: the port its listening record names). `openFiles`
+ * sets its soft and hard open-file limit (through util-linux's prlimit), as a small box or a container might.
  */
 export function spawnServer(env: Record<string, string> = {}, { openFiles }: { openFiles?: number } = {}): Promise<ServerProcess> {
   const command = [process.execPath, '--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')];
@@ -16,16 +51,33 @@ export function spawnServer(env: Record<string, string> = {}, { openFiles }: { o
     env: { ...process.env, PORT: '0', STACK_RATE_LIMIT_READ: '100000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
+  let raw = '';
+  let text = '';
+  const records: LogRecord[] = [];
+  const take = (line: string) => {
+    let record: LogRecord | undefined;
+    try {
+      record = parseLogLine(line);
+    } catch { /* kept as it came */ }
+    if (record) records.push(record);
+    text += `${record ? record.msg : line}\n`;
+  };
   return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (m) resolve({ child, port: Number(m[1]), output: () => output, url: `http://127.0.0.1:${m[1]}` });
+    // each stream keeps its own unfinished line, so a line is never cut by the other stream's bytes
+    const reader = () => {
+      let pending = '';
+      return (chunk: Buffer) => {
+        raw += chunk.toString();
+        const lines = (pending + chunk.toString()).split('\n');
+        pending = lines.pop()!;
+        for (const line of lines) if (line) take(line);
+        const listening = records.find((r) => r.event === 'listening');
+        if (listening) resolve({ child, port: Number(listening.port), output: () => text, records: () => records, raw: () => raw, url: `http://127.0.0.1:${listening.port}` });
+      };
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
+    child.stdout!.on('data', reader());
+    child.stderr!.on('data', reader());
+    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${raw}`)));
   });
 }
 
@@ -55,4 +107,14 @@ export async function stopServer(server: ServerProcess): Promise<number | null> 
   const exited = new Promise<number | null>((r) => server.child.once('exit', r));
   server.child.kill('SIGTERM');
   return exited;
+}
+
+/** A TCP port free on the loopback address just now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }

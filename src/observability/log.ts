@@ -1,0 +1,25 @@
+// The service's one logger (pino): JSON lines on stdout, one object per event, with time, level and the
+// event's fields; on a terminal the same records as short human lines (pretty.ts). Every part of the
+// service logs through the logger it is handed, never through console.
+import pino, { type Logger } from 'pino';
+import type { LogSettings } from './log-settings.js';
+import { prettyStream } from './pretty.js';
+
+export type { Logger };
+
+export type { LogSettings } from './log-settings.js';
+
+export function createLogger(settings: LogSettings, out: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout): Logger {
+  const pretty = settings.format === 'pretty' || (settings.format === 'auto' && out.isTTY === true);
+  // synchronous writes: a line logged just before process.exit (a refused start) is never lost
+  const destination = pretty ? prettyStream(out) : out === process.stdout ? pino.destination({ fd: 1, sync: true }) : out;
+  return pino({
+    level: settings.level,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // the level as its name ("info"), which log collectors read without a lookup table
+    formatters: { level: (label) => ({ level: label }) },
+  }, destination);
+}
+
+/** For servers started inside another program (tests, tools) that did not pass a logger. */
+export const silentLogger: Logger = pino({ level: 'silent' });

@@ -1,0 +1,57 @@
+// One record per HTTP request: its id (the caller's X-Request-Id when sane, else a new one, sent back on
+// every answer), then, once the answer is sent or the client has gone, one log line and the request
+// metrics. The server fills in the route pattern and the key as it learns them.
+import crypto from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { clientAddress, type TrustedProxies } from '../http/client-address.js';
+import type { Logger } from './log.js';
+import type { Metrics } from './metrics.js';
+
+/** An id a proxy or client may send: bounded, and only characters that are safe in a log line and a header. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:+=/@-]{1,128}$/;
+/** Status recorded for a request whose client went away before the answer was sent (nginx's 499). */
+export const CLIENT_CLOSED = 499;
+/** The route of a request that matched no endpoint (a bounded label, never the raw path). */
+export const UNMATCHED = 'unmatched';
+
+export interface RequestRecord {
+  readonly id: string;
+  /** the route pattern (`/api/v1/presets/:name`), not the raw URL */
+  route: string;
+  /** the matched API key's id (a prefix of its SHA-256), when a valid key was sent */
+  keyId?: string;
+}
+
+export function requestIdOf(req: IncomingMessage): string {
+  const sent = req.headers['x-request-id'];
+  return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
+}
+
+export interface RequestObserver {
+  /** Starts the record of a request: sets X-Request-Id on the answer and logs it when it closes. */
+  start(req: IncomingMessage, res: ServerResponse): RequestRecord;
+}
+
+export function requestObserver({ log, metrics, trusted, logRequests }: { log: Logger; metrics: Metrics; trusted: TrustedProxies; logRequests: boolean }): RequestObserver {
+  return {
+    start(req, res) {
+      const started = performance.now();
+      const record: RequestRecord = { id: requestIdOf(req), route: UNMATCHED };
+      res.setHeader('X-Request-Id', record.id);
+      res.once('close', () => {
+        const seconds = (performance.now() - started) / 1000;
+        const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED;
+        const method = req.method ?? 'GET';
+        metrics.requestDone(method, record.route, status, seconds);
+        if (!logRequests) return;
+        log.info({
+          requestId: record.id, method, route: record.route, status, durationMs: Math.round(seconds * 1e4) / 10,
+          client: clientAddress(req, trusted),
+          // a fingerprint names the key in the log; the key itself never appears
+          key: record.keyId?.slice(0, 8),
+        }, `${method} ${record.route} ${status}`);
+      });
+      return record;
+    },
+  };
+}
