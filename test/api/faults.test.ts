@@ -4,13 +4,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startServer, type TestServer } from '../support/server.js';
-import { spawnServer as spawnProcess, stopServer, waitForOutput } from '../support/process.js';
-
-const KEY = 'fault-key';
-
-function spawnServer(env: Record<string, string> = {}, limits: { openFiles?: number } = {}) {
-  return spawnProcess({ STACK_API_KEY: KEY, ...env }, limits);
-}
+import { spawnServer, stopServer, waitForOutput } from '../support/process.js';
+import { KEY } from '../support/keys.js';
 
 /** Sends raw bytes on a new connection and collects everything the server answers until it closes. */
 function raw(port: number, bytes: string | Buffer, opts: { localAddress?: string; endAfterWrite?: boolean } = {}): Promise<{ text: string; error?: string }> {

@@ -9,8 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { REPO_ROOT } from '../../src/config.js';
 import { spawnServer, stopServer, waitForOutput, type ServerProcess } from '../support/process.js';
 import { service } from '../support/fixture.js';
-
-const KEY = 'operator-key';
+import { KEY } from '../support/keys.js';
 const auth = { Authorization: `Bearer ${KEY}` };
 
 /** A copy of the shipped plugins and catalogue folders the test may change. */

@@ -2,18 +2,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT } from '../../src/config.js';
+import { KEY } from './keys.js';
 
 export interface ServerProcess { child: ChildProcess; port: number; output: () => string; url: string }
 
 /**
- * Starts the server; resolves once it listens (PORT 0: the port it printed). `openFiles` sets its soft and
+ * Starts the server with STACK_API_KEY set to the test KEY (env may override it, or unset it with '');
+ * resolves once it listens (PORT 0: the port it printed). `openFiles` sets its soft and
  * hard open-file limit (through util-linux's prlimit), as a small box or a container might.
  */
 export function spawnServer(env: Record<string, string> = {}, { openFiles }: { openFiles?: number } = {}): Promise<ServerProcess> {
   const command = [process.execPath, '--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')];
   if (openFiles !== undefined) command.unshift('prlimit', `--nofile=${openFiles}:${openFiles}`, '--');
   const child = spawn(command[0], command.slice(1), {
-    env: { ...process.env, PORT: '0', STACK_RATE_LIMIT_READ: '100000', ...env },
+    env: { ...process.env, PORT: '0', STACK_RATE_LIMIT_READ: '100000', STACK_API_KEY: KEY, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
