@@ -54,7 +54,8 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     console.error(`catalogue reload (${reason}) refused: ${errors.length} error(s); still serving revision ${engine.current.catalogue.revision}:`);
     for (const p of errors) console.error(`  ${formatProblem(p)}`);
   });
-  engine.on('watchError', (dir: string, e: Error) => console.error(`watching ${dir} failed (${e.message}); send SIGHUP to reload`));
+  engine.on('watchError', (where: string, e: Error) => console.error(`watching ${where}: ${e.message}; a change there may be missed until the next reload (send SIGHUP to reload now)`));
+  engine.on('watching', () => console.log(`watching ${config.pluginsDir} and ${config.catalogueDir}: changes reload the catalogue (STACK_WATCH_CATALOGUE=0 turns this off; SIGHUP reloads too)`));
 
   let apiKeys = config.apiKeys;
   if (apiKeys.length === 0) {
@@ -101,7 +102,6 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     if (config.watchCatalogue) {
       try {
         engine.watch(config.reloadDebounceMs);
-        console.log(`watching ${config.pluginsDir} and ${config.catalogueDir}: changes reload the catalogue (STACK_WATCH_CATALOGUE=0 turns this off; SIGHUP reloads too)`);
       } catch (e) {
         console.warn(`warning: cannot watch the catalogue folders (${(e as Error).message}); send SIGHUP to reload`);
       }
