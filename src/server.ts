@@ -178,6 +178,8 @@ export function createServer(deps: AppDeps): AppServer {
           return;
         }
         if (err instanceof ApiError) {
+          // a 500 with its own code (a broken plugin template) is the operator's to fix: log it too
+          if (err.status === 500) console.error(`${req.method} ${req.url} ${err.status} ${err.code}: ${err.message}`);
           sendError(res, err);
         } else {
           console.error(`unexpected error on ${req.method} ${req.url}:`, err);

@@ -27,6 +27,7 @@ export const LOAD_RULES = {
   'port.duplicate': 'a container port is listed twice in one plugin',
   'template.missing': 'a template file named in the manifest does not exist',
   'template.compile': 'a template does not compile',
+  'template.render': 'a template throws when rendered for a representative stack (each proxy and none, with and without a domain, docker and bare metal)',
   'skill.missing': 'a skill listed in a pack has no skills/<skill>.md',
   'skill.frontmatter': 'a skill file lacks front matter with name and description',
   'preset.inconsistent': 'a preset holds a skill pack without a service the pack requires, or a conflicting pair',
@@ -42,12 +43,14 @@ export interface Problem {
   file: string;
   /** JSON pointer into the manifest ('' for the whole file) */
   pointer: string;
+  /** the line in the file, where the rule knows it (a template that fails when rendered) */
+  line?: number;
   rule: LoadRule;
   message: string;
 }
 
 export function formatProblem(p: Problem): string {
-  return `${p.severity === 'warning' ? 'warning ' : ''}${p.file}  ${p.pointer || '/'}  ${p.rule}  ${p.message}`;
+  return `${p.severity === 'warning' ? 'warning ' : ''}${p.file}${p.line ? `:${p.line}` : ''}  ${p.pointer || '/'}  ${p.rule}  ${p.message}`;
 }
 
 /** The closest id by edit distance, for "did you mean" hints; undefined when nothing is close. */

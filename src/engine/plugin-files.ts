@@ -1,7 +1,8 @@
 // Files rendered from plugin templates: framework configs, service config files, proxy configs, and the
 // skill files of the selected packs. The template context is the closed set docs/plugins.md lists.
 import type { ContainerPlugin, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
-import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
+import { ApiError } from '../errors.js';
+import { compileTemplate, failingLine, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
 import { addressOf, type Viewer } from './addresses.js';
 import { frameworkConfigPath, proxyFilePath, serviceFilePath } from './compose.js';
 import { configString, yamlScalar } from './escape.js';
@@ -97,6 +98,84 @@ function stackFingerprint(model: StackModel): string {
   ]);
 }
 
+/** One plugin template a stack renders: whose, which, the bundle path it becomes, what it sees beyond the common context. */
+export interface TemplateJob {
+  member: StackMember;
+  template: string;
+  path: string;
+  extra: Record<string, unknown>;
+}
+
+/** Every plugin template the stack renders, in bundle order (the one list the renderer and the load check share). */
+export function templateJobs(model: StackModel): TemplateJob[] {
+  const jobs: TemplateJob[] = [];
+  for (const member of model.members) {
+    const p = member.plugin;
+    const job = (template: string, path: string, extra: Record<string, unknown> = {}) => jobs.push({ member, template, path, extra });
+    if (p.kind === 'framework') {
+      const fw = p as FrameworkPlugin;
+      job(fw.manifest.config.template, frameworkConfigPath(p.id), { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } });
+    } else if (p.kind === 'service') {
+      const m = (p as ServicePlugin).manifest;
+      for (const f of m.files ?? []) job(f.template, serviceFilePath(p.id, f.template));
+      // the setup script exists only while some consumer has a database on this server
+      if (m.databaseServer && model.databases.some((d) => d.server === p.id)) job(m.databaseServer.setup, serviceFilePath(p.id, m.databaseServer.setup));
+    } else {
+      const proxy = p as ProxyPlugin;
+      for (const f of proxy.manifest.configFiles) job(f.template, proxyFilePath(proxy, f.file));
+    }
+  }
+  return jobs;
+}
+
+/**
+ * A plugin template that throws while rendering: a fault of the plugin, not of the request, so it is a
+ * 500 with its own code that names the plugin, the template and the line (docs/decisions.md).
+ */
+export class TemplateRenderError extends ApiError {
+  constructor(readonly plugin: ContainerPlugin, readonly template: string, readonly line: number | undefined, readonly reason: string) {
+    super('PLUGIN_TEMPLATE_ERROR', `the template ${template} of ${plugin.kind} "${plugin.id}" failed${line ? ` at line ${line}` : ''}: ${reason}. `
+      + 'This is a fault of that plugin, not of the request: the operator finds it with `stackwright lint`; until it is fixed, a stack without that plugin (or with other options) generates', {
+      details: { plugin: plugin.id, kind: plugin.kind, template, ...(line ? { line } : {}) },
+    });
+  }
+}
+
+/** A bound renderer of one stack's templates: the common context is built once per placement. */
+function stackRenderer(model: StackModel, compiled: (plugin: ContainerPlugin, name: string) => CompiledTemplate) {
+  const shared = new Map<StackMember['placement'], ReturnType<typeof sharedContext>>();
+  const sharedFor = (placement: StackMember['placement']) => {
+    let context = shared.get(placement);
+    if (!context) shared.set(placement, (context = sharedContext(model, placement)));
+    return context;
+  };
+  return (job: TemplateJob): string => {
+    const data = { ...pluginContext(sharedFor(job.member.placement), model, job.member), ...job.extra };
+    try {
+      return renderTemplate(compiled(job.member.plugin, job.template), data);
+    } catch (e) {
+      const plugin = job.member.plugin;
+      throw new TemplateRenderError(plugin, job.template, failingLine(plugin.templates.get(job.template)!, data), templateErrorMessage(e));
+    }
+  };
+}
+
+/**
+ * Renders every plugin template of the stack without caches, reporting each failure instead of stopping
+ * at the first (the loader's check: engine/template-check.ts).
+ */
+export function renderEachTemplate(model: StackModel, failed: (job: TemplateJob, error: TemplateRenderError) => void): void {
+  const render = stackRenderer(model, (plugin, name) => compileTemplate(plugin.templates.get(name)!));
+  for (const job of templateJobs(model)) {
+    try {
+      render(job);
+    } catch (e) {
+      if (!(e instanceof TemplateRenderError)) throw e;
+      failed(job, e);
+    }
+  }
+}
+
 export class PluginFileRenderer {
   private readonly compiled = new Map<string, CompiledTemplate>();
 
@@ -106,42 +185,14 @@ export class PluginFileRenderer {
   render(model: StackModel): Map<string, string> {
     const files = new Map<string, string>();
     const fingerprint = stackFingerprint(model);
-    // built at most once per placement, and only when a template is not in the cache
-    const shared = new Map<StackMember['placement'], ReturnType<typeof sharedContext>>();
-    const sharedFor = (placement: StackMember['placement']) => {
-      let context = shared.get(placement);
-      if (!context) shared.set(placement, (context = sharedContext(model, placement)));
-      return context;
-    };
-    const renderOne = (member: StackMember, template: string, extra: Record<string, unknown> = {}): string => {
+    const render = stackRenderer(model, (plugin, name) => this.template(plugin, name));
+    for (const job of templateJobs(model)) {
       // what the template can see is fixed by the stack (fingerprint), where the plugin runs and `extra`
-      const inputKey = `${fingerprint}\0${member.placement}\0${JSON.stringify(extra)}`;
-      return this.cache.get(`file:${template}`, member.plugin.hash, inputKey, () => {
-        try {
-          return renderTemplate(this.template(member.plugin, template), { ...pluginContext(sharedFor(member.placement), model, member), ...extra });
-        } catch (e) {
-          throw new Error(`template ${template} of ${member.plugin.kind} "${member.plugin.id}" failed: ${templateErrorMessage(e)}`);
-        }
-      });
-    };
-    for (const member of model.members) {
-      const p = member.plugin;
-      if (p.kind === 'framework') {
-        const fw = p as FrameworkPlugin;
-        files.set(frameworkConfigPath(p.id), renderOne(member, fw.manifest.config.template, { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } }));
-      } else if (p.kind === 'service') {
-        const m = (p as ServicePlugin).manifest;
-        for (const f of m.files ?? []) files.set(serviceFilePath(p.id, f.template), renderOne(member, f.template));
-        // the setup script exists only while some consumer has a database on this server
-        if (m.databaseServer && model.databases.some((d) => d.server === p.id)) {
-          files.set(serviceFilePath(p.id, m.databaseServer.setup), renderOne(member, m.databaseServer.setup));
-        }
-      } else {
-        const proxy = p as ProxyPlugin;
-        for (const f of proxy.manifest.configFiles) files.set(proxyFilePath(proxy, f.file), renderOne(member, f.template));
-        if (model.proxyAuth) files.set(proxyFilePath(proxy, proxy.manifest.basicAuth.file), lockedAuthFile(proxy.manifest.basicAuth.format));
-      }
+      const inputKey = `${fingerprint}\0${job.member.placement}\0${JSON.stringify(job.extra)}`;
+      files.set(job.path, this.cache.get(`file:${job.template}`, job.member.plugin.hash, inputKey, () => render(job)));
     }
+    const proxy = model.resolution.proxy;
+    if (proxy && model.proxyAuth) files.set(proxyFilePath(proxy, proxy.manifest.basicAuth.file), lockedAuthFile(proxy.manifest.basicAuth.format));
     for (const pack of model.resolution.skillPacks) {
       for (const skill of pack.skills) files.set(`skills/${pack.id}/${skill.id}/SKILL.md`, skill.body);
     }
