@@ -15,6 +15,7 @@ export const LOAD_RULES = {
   'env.ref': 'a {{service.VAR}}, {{host:id}}, {{port:id:PORT}} or {{url:id}} reference does not point at the plugin, a service it requires or its ifPresent plugin, or at something it declares',
   'env.scope': 'a reference reaches another plugin\'s secret that is not marked client: true (server-internal secrets stay with their service)',
   'env.reserved': 'a variable name the stack uses itself (URL: <PREFIX>_URL is the address frameworks receive)',
+  'login.ref': 'login is given for a plugin without a web port, or a {{id.VAR}} in it names another plugin or a variable the plugin does not keep in .env',
   'port.auth': 'a web port declares no auth model (own, none, first-visitor), or a non-web port declares auth or subpath',
   'database.server': 'a databases entry names a server that is not required or is no database server',
   'database.password': 'a databases entry names a passwordEnv that is not a secret variable of the plugin',

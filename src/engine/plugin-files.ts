@@ -18,6 +18,8 @@ interface ServiceEntry {
   host: string;
   ports: { container: number; host: number | null; web: boolean }[];
   url: string | null;
+  /** where a person's browser opens its first web port (through the proxy when there is one), or null */
+  publicUrl: string | null;
   secrets: string[];
 }
 
@@ -35,6 +37,7 @@ function serviceEntries(model: StackModel, viewer: Viewer): ServiceEntry[] {
       host: address.host,
       ports,
       url: address.url,
+      publicUrl: model.publicUrls.get(m.plugin.id) ?? null,
       secrets: clientKeys(m.plugin),
     };
   });
@@ -46,6 +49,8 @@ function sharedContext(model: StackModel, placement: StackMember['placement']) {
   const ids = new Set(services.map((s) => s.id));
   return {
     stack: { name: model.options.name, domain: model.options.domain ?? null, deployment: model.options.deployment },
+    // whether a reverse proxy is in front, and whether it serves HTTPS
+    proxy: model.resolution.proxy ? { id: model.resolution.proxy.id, name: model.resolution.proxy.manifest.name, https: model.https } : null,
     services,
     has: (id: string) => ids.has(id),
     routes: model.routes,
