@@ -19,9 +19,9 @@ const FAILS_WITH_DOMAIN = 'name: <%= it.yaml(it.stack.name) %>\n<% if (it.stack.
 /** Fine without a domain and with a two-label one (what the load check tries); a longer domain fails at line 3. */
 const FAILS_WITH_SUBDOMAIN = 'name: <%= it.yaml(it.stack.name) %>\n<% if (it.stack.domain) { %>\nzone: <%= it.stack.domain.match(/^([a-z]+)\\.[a-z]+$/)[1] %>\n<% } %>\n';
 
-function lint(folder: string, cwd: string): Promise<{ code: number | null; stdout: string }> {
+function lint(folder: string, cwd: string, format = 'json'): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(REPO_ROOT, 'src/cli/main.ts'), 'lint', '--format', 'json', folder],
+    const child = execFile(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(REPO_ROOT, 'src/cli/main.ts'), 'lint', '--format', format, folder],
       { cwd, env: { ...process.env, NO_COLOR: '1' } }, (_e, stdout) => resolve({ code: child.exitCode, stdout }));
   });
 }
@@ -40,6 +40,9 @@ describe('a template that fails only with a domain', () => {
     const [problem] = report.errors;
     assert.deepEqual([problem.file, problem.line, problem.rule], ['domain-only/conf.yaml.eta', 3, 'template.render']);
     assert.match(problem.message, /service "domain-only": the template fails at line 3 when rendered for a stack of service domain-only, the default framework; proxy \w+; domain example\.com; (docker|bare-metal): Cannot read properties of undefined \(reading 'join'\)/);
+
+    const github = await lint('domain-only', root, 'github');
+    assert.match(github.stdout, /^::error file=domain-only\/conf\.yaml\.eta,line=3,title=template\.render::\/: service "domain-only": the template fails at line 3/m);
 
     // the same template without the faulty line passes: the check renders, it does not guess
     fs.writeFileSync(path.join(folder, 'conf.yaml.eta'), FAILS_WITH_DOMAIN.replace(/^labels: .*$/m, 'domain: <%= it.stack.domain %>'));
