@@ -165,12 +165,23 @@ function stackRenderer(model: StackModel, compiled: (plugin: ContainerPlugin, na
   };
 }
 
+/** Compiles each plugin template once, for renders over many stacks. */
+export function templateCompiler(): (plugin: ContainerPlugin, name: string) => CompiledTemplate {
+  const compiled = new Map<string, CompiledTemplate>();
+  return (plugin, name) => {
+    const key = `${plugin.kind}/${plugin.id}/${name}@${plugin.hash}`;
+    let fn = compiled.get(key);
+    if (!fn) compiled.set(key, (fn = compileTemplate(plugin.templates.get(name)!)));
+    return fn;
+  };
+}
+
 /**
- * Renders every plugin template of the stack without caches, reporting each failure instead of stopping
- * at the first (the loader's check: engine/template-check.ts).
+ * Renders every plugin template of the stack without the fragment cache, reporting each failure instead
+ * of stopping at the first (the loader's check: engine/template-check.ts).
  */
-export function renderEachTemplate(model: StackModel, failed: (job: TemplateJob, error: TemplateRenderError) => void): void {
-  const render = stackRenderer(model, (plugin, name) => compileTemplate(plugin.templates.get(name)!));
+export function renderEachTemplate(model: StackModel, compiled: ReturnType<typeof templateCompiler>, failed: (job: TemplateJob, error: TemplateRenderError) => void): void {
+  const render = stackRenderer(model, compiled);
   for (const job of templateJobs(model)) {
     try {
       render(job);
@@ -182,7 +193,7 @@ export function renderEachTemplate(model: StackModel, failed: (job: TemplateJob,
 }
 
 export class PluginFileRenderer {
-  private readonly compiled = new Map<string, CompiledTemplate>();
+  private readonly compiled = templateCompiler();
 
   constructor(private readonly cache: FragmentCache) {}
 
@@ -190,7 +201,7 @@ export class PluginFileRenderer {
   render(model: StackModel): Map<string, string> {
     const files = new Map<string, string>();
     const fingerprint = stackFingerprint(model);
-    const render = stackRenderer(model, (plugin, name) => this.template(plugin, name));
+    const render = stackRenderer(model, this.compiled);
     for (const job of templateJobs(model)) {
       // what the template can see is fixed by the stack (fingerprint), where the plugin runs and `extra`
       const inputKey = `${fingerprint}\0${job.member.placement}\0${JSON.stringify(job.extra)}`;
@@ -204,15 +215,5 @@ export class PluginFileRenderer {
     // the framework containers bind-mount skills/: it must exist even with no pack selected
     files.set('skills/README.md', skillsReadme(model));
     return files;
-  }
-
-  private template(plugin: ContainerPlugin, name: string): CompiledTemplate {
-    const key = `${plugin.kind}/${plugin.id}/${name}@${plugin.hash}`;
-    let fn = this.compiled.get(key);
-    if (!fn) {
-      fn = compileTemplate(plugin.templates.get(name)!);
-      this.compiled.set(key, fn);
-    }
-    return fn;
   }
 }

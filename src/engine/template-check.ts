@@ -6,7 +6,7 @@ import type { Problem } from '../catalogue/problems.js';
 import type { Catalogue, ContainerPlugin } from '../catalogue/types.js';
 import { buildModel } from './build-model.js';
 import type { StackOptions } from './model.js';
-import { renderEachTemplate } from './plugin-files.js';
+import { renderEachTemplate, templateCompiler } from './plugin-files.js';
 import { resolve, type SelectionRequest } from './resolve.js';
 
 /** The domain the check tries: a public name, so proxies with automatic HTTPS serve it over HTTPS. */
@@ -68,13 +68,14 @@ export function checkTemplateRenders(catalogue: Catalogue): Problem[] {
   const problems: Problem[] = [];
   const reported = new Set<string>();
   const all = variants(catalogue);
+  const compiled = templateCompiler();
   for (const selection of selections(catalogue)) {
     for (const variant of all) {
       const resolution = resolve(catalogue, { ...selection, proxy: variant.proxy, domain: variant.domain });
       // a stack no request can have (nginx with a public domain, a conflicting pair) renders nothing
       if (resolution.errors.length || resolution.conflicts.length) continue;
       const model = buildModel(resolution, { name: 'template-check', domain: variant.domain, gpu: false, deployment: variant.deployment, hardened: true });
-      renderEachTemplate(model, (job, error) => {
+      renderEachTemplate(model, compiled, (job, error) => {
         const file = templateFile(job.member.plugin, job.template);
         if (reported.has(file)) return;
         reported.add(file);
