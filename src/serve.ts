@@ -89,6 +89,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     process.exit(1);
   });
 
+  let stopWatching: (() => void) | undefined;
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -101,7 +102,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     // the watch walks every plugin folder: set it up once the service is already answering
     if (config.watchCatalogue) {
       try {
-        engine.watch(config.reloadDebounceMs);
+        stopWatching = engine.watch(config.reloadDebounceMs);
       } catch (e) {
         console.warn(`warning: cannot watch the catalogue folders (${(e as Error).message}); send SIGHUP to reload`);
       }
@@ -111,6 +112,8 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   process.on('SIGHUP', () => engine.reload('SIGHUP'));
   const shutdown = (signal: string) => {
     if (server.draining) return;
+    // a stopping server reloads nothing, and the watch's folder scan would compete with the drain
+    stopWatching?.();
     console.log(`${signal}: answering requests already under way, then stopping (at most ${config.shutdownTimeoutMs / 1000} s)`);
     void server.shutdown()
       .then(() => store.close())

@@ -92,7 +92,7 @@ describe('Authorization follows RFC 9110', () => {
   let server: TestServer;
   before(async () => { server = await startServer(); });
   after(() => server.close());
-  const key = 'test-key-1';
+  const key = KEY;
 
   test('the scheme is case-insensitive and one or more spaces may follow it', async () => {
     for (const header of [`Bearer ${key}`, `bearer ${key}`, `BEARER   ${key}`]) {
