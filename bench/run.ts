@@ -16,6 +16,8 @@ import { Generator, type GenerateRequest } from '../src/engine/generate.js';
 import { resolve } from '../src/engine/resolve.js';
 
 const quick = process.argv.includes('--quick');
+/** a key STACK_API_KEY accepts (24+ characters, 10+ different ones) */
+const BENCH_KEY = 'bench-key-7d3f9a2c61e04b85';
 const config = readConfig({});
 const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
 
@@ -107,7 +109,7 @@ async function startServer(env: Record<string, string>): Promise<{ ms: number; r
   const startCommand = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start as string).split(' ');
   const startArgs = startCommand.slice(startCommand.indexOf('node') + 1);
   const child = spawn(process.execPath, startArgs.map((a) => (a.startsWith('-') ? a : path.join(REPO_ROOT, a))), {
-    env: { ...process.env, PORT: '0', STACK_API_KEY: 'bench', ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, PORT: '0', STACK_API_KEY: BENCH_KEY, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolvePromise, reject) => {
     let out: string | null = '';
@@ -179,12 +181,12 @@ const services = await load('GET /api/v1/services', { url: `${base}/api/v1/servi
 console.log(`    = ${(100 * services / ceiling).toFixed(0)}% of the ceiling`);
 await load(`POST /api/v1/generate (${largest.id}, json)`, {
   url: `${base}/api/v1/generate`, connections: 32, method: 'POST',
-  headers: { 'content-type': 'application/json', authorization: 'Bearer bench' }, body: JSON.stringify(request),
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` }, body: JSON.stringify(request),
 });
 let counter = 0;
 await load(`POST /api/v1/generate (${largest.id}, a new name each request: bundle cache misses)`, {
   url: `${base}/api/v1/generate`, connections: 32, method: 'POST',
-  headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` },
   requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...request, name: `bench-${counter++}` }) }) }],
 });
 
@@ -212,7 +214,7 @@ await load(`POST /api/v1/generate (${largest.id}, a new name each request: bundl
   const statuses = new Map<number, number>();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: burst }, (_, i) => fetch(`${base}/api/v1/generate`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` },
     body: JSON.stringify({ ...request, name: `burst-${i}` }),
   }).then(async (r) => { await r.arrayBuffer(); statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1); }).catch(() => statuses.set(0, (statuses.get(0) ?? 0) + 1))));
   prober.send('stop');

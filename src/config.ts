@@ -59,6 +59,19 @@ export interface Config {
   reloadDebounceMs: number;
 }
 
+/** The rule for STACK_API_KEY (docs/configuration.md): long enough, and not a short pattern repeated. */
+export const KEY_RULE = { minLength: 24, minDistinct: 10 } as const;
+
+const KEY_ADVICE = `Use at least ${KEY_RULE.minLength} random characters, for example from \`openssl rand -hex 24\` or \`node -e "console.log(require('node:crypto').randomBytes(24).toString('base64url'))"\``;
+
+/** Why a key is too weak to guard the write endpoints, or undefined when it is strong enough. */
+export function keyWeakness(key: string): string | undefined {
+  if (key.length < KEY_RULE.minLength) return `${key.length} characters; at least ${KEY_RULE.minLength} are needed`;
+  const distinct = new Set(key).size;
+  if (distinct < KEY_RULE.minDistinct) return `only ${distinct} different characters; at least ${KEY_RULE.minDistinct} are needed`;
+  return undefined;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name];
@@ -86,9 +99,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (apiKeys.some((k) => !isToken68(k))) {
     throw new Error('STACK_API_KEY holds a key a Bearer token cannot carry: keys may hold letters, digits, - . _ ~ + / and trailing = (RFC 9110 token68)');
   }
+  apiKeys.forEach((key, i) => {
+    const weakness = keyWeakness(key);
+    // the key itself is never printed: it may be a real (if weak) secret in a shared log
+    if (weakness) throw new Error(`STACK_API_KEY holds a key that is too easy to guess (${apiKeys.length > 1 ? `key ${i + 1} of ${apiKeys.length}: ` : ''}${weakness}). ${KEY_ADVICE}`);
+  });
   const metricsToken = env.STACK_METRICS_TOKEN || undefined;
-  if (metricsToken !== undefined && (!isToken68(metricsToken) || metricsToken.length < 24)) {
-    throw new Error('STACK_METRICS_TOKEN must be at least 24 characters of letters, digits, - . _ ~ + / (make one with: openssl rand -hex 24)');
+  if (metricsToken !== undefined && (!isToken68(metricsToken) || keyWeakness(metricsToken))) {
+    throw new Error(`STACK_METRICS_TOKEN is too easy to guess (${keyWeakness(metricsToken) ?? 'it may hold only letters, digits and - . _ ~ + /'}). ${KEY_ADVICE}`);
   }
   const trustProxy = list('STACK_TRUST_PROXY');
   const badProxy = trustProxy.find((entry) => !parseTrustedProxy(entry));

@@ -11,6 +11,7 @@ export const API_ERRORS = {
   RATE_LIMITED: { status: 429, meaning: 'too many requests; Retry-After says when to try again' },
   HEADERS_TOO_LARGE: { status: 431, meaning: 'the request headers are larger than the server accepts' },
   INTERNAL_ERROR: { status: 500, meaning: 'unexpected server error' },
+  PLUGIN_TEMPLATE_ERROR: { status: 500, meaning: 'a plugin template failed while rendering this stack; details name the plugin, template and line (a fault of the catalogue, which stackwright lint reports)' },
   SERVICE_UNAVAILABLE: { status: 503, meaning: 'too many generations are waiting already, too many connections are open and busy, or the server is stopping; Retry-After says when to try again' },
 } as const;
 

@@ -70,7 +70,8 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     log.error({ event: 'reloadFailed', reason, revision, errors: errors.length }, `catalogue reload (${reason}) refused: ${errors.length} error(s); still serving revision ${revision}:`);
     logProblems(log, errors, 'error');
   });
-  engine.on('watchError', (dir: string, e: Error) => log.error({ dir, err: e }, `watching ${dir} failed (${e.message}); send SIGHUP to reload`));
+  engine.on('watchError', (where: string, e: Error) => log.error({ where, err: e }, `watching ${where}: ${e.message}; a change there may be missed until the next reload (send SIGHUP to reload now)`));
+  engine.on('watching', () => log.info({ watching: [config.pluginsDir, config.catalogueDir] }, `watching ${config.pluginsDir} and ${config.catalogueDir}: changes reload the catalogue (STACK_WATCH_CATALOGUE=0 turns this off; SIGHUP reloads too)`));
 
   let apiKeys = config.apiKeys;
   if (apiKeys.length === 0) {
@@ -105,6 +106,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     process.exit(1);
   });
 
+  let stopWatching: (() => void) | undefined;
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -117,8 +119,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     // the watch walks every plugin folder: set it up once the service is already answering
     if (config.watchCatalogue) {
       try {
-        engine.watch(config.reloadDebounceMs);
-        log.info({ watching: [config.pluginsDir, config.catalogueDir] }, `watching ${config.pluginsDir} and ${config.catalogueDir}: changes reload the catalogue (STACK_WATCH_CATALOGUE=0 turns this off; SIGHUP reloads too)`);
+        stopWatching = engine.watch(config.reloadDebounceMs);
       } catch (e) {
         log.warn(`warning: cannot watch the catalogue folders (${(e as Error).message}); send SIGHUP to reload`);
       }
@@ -128,6 +129,8 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   process.on('SIGHUP', () => engine.reload('SIGHUP'));
   const shutdown = (signal: string) => {
     if (server.draining) return;
+    // a stopping server reloads nothing, and the watch's folder scan would compete with the drain
+    stopWatching?.();
     log.info({ event: 'draining', signal }, `${signal}: answering requests already under way, then stopping (at most ${config.shutdownTimeoutMs / 1000} s)`);
     void server.shutdown()
       .then(() => store.close())

@@ -240,6 +240,8 @@ export function createServer(deps: AppDeps): AppServer {
         await uncountedLimitHeaders(req, res).catch(() => undefined);
         if (res.headersSent || res.destroyed) return;
         if (err instanceof ApiError) {
+          // a 500 with its own code (a broken plugin template) is the operator's to fix: log it too
+          if (err.status === 500) console.error(`${req.method} ${req.url} ${err.status} ${err.code}: ${err.message}`);
           sendError(res, err);
         } else {
           log.error({ err, requestId: record.id, method: req.method, route: record.route }, `unexpected error on ${req.method} ${record.route}`);

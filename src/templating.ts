@@ -3,7 +3,12 @@
 // each template escapes for its own context with the helpers in engine/escape.ts.
 import { Eta } from 'eta';
 
-export const eta = new Eta({ autoEscape: false, autoTrim: false, useWith: false, varName: 'it', cache: false });
+const OPTIONS = { autoEscape: false, autoTrim: false, useWith: false, varName: 'it', cache: false } as const;
+
+export const eta = new Eta(OPTIONS);
+
+/** The same configuration with line tracking, which costs a statement per tag: used only after a render failed. */
+const tracing = new Eta({ ...OPTIONS, debug: true });
 
 export type CompiledTemplate = ReturnType<typeof eta.compile>;
 
@@ -19,4 +24,18 @@ export function renderTemplate(fn: CompiledTemplate, data: object): string {
 export function templateErrorMessage(e: unknown): string {
   const lines = String((e as Error).message ?? e).split('\n').map((l) => l.trim());
   return lines.find((l) => l && !/^=+$/.test(l) && l !== 'Bad template syntax') ?? 'bad template syntax';
+}
+
+/**
+ * The template line a render failed at, found by rendering the source again with line tracking on the
+ * same data (undefined if that render does not fail the same way).
+ */
+export function failingLine(source: string, data: object): number | undefined {
+  try {
+    tracing.render(tracing.compile(source), data);
+  } catch (e) {
+    const line = /^line (\d+)\n/.exec(String((e as Error).message))?.[1];
+    return line ? Number(line) : undefined;
+  }
+  return undefined;
 }

@@ -1,9 +1,11 @@
-// Loads the catalogue: read + schema (read.ts) → cross-reference rules (rules.ts) → snapshot.ts.
-// Every problem is collected before deciding, so an operator sees all of them in one run.
+// Loads the catalogue: read + schema (read.ts) → cross-reference rules (rules.ts) → snapshot.ts → every
+// plugin template rendered in representative stacks (engine/template-check.ts). Every problem is
+// collected before deciding, so an operator sees all of them in one run.
 import { performance } from 'node:perf_hooks';
 import { readCatalogue, type CatalogueDirs, type RawCatalogue } from './read.js';
 import { checkCatalogue } from './rules.js';
 import { buildSnapshot } from './snapshot.js';
+import { checkTemplateRenders } from '../engine/template-check.js';
 import { formatProblem, type Problem } from './problems.js';
 import type { Catalogue } from './types.js';
 
@@ -26,7 +28,13 @@ export function loadCatalogue(dirs: CatalogueDirs): LoadResult {
   checkCatalogue(raw, problems);
   const errors = problems.filter((p) => p.severity === 'error');
   const warnings = problems.filter((p) => p.severity === 'warning');
-  const catalogue = errors.length === 0 ? buildSnapshot(raw) : undefined;
+  let catalogue = errors.length === 0 ? buildSnapshot(raw) : undefined;
+  // rendering needs a catalogue whose references all hold, so it runs only on one that is otherwise clean
+  const renderErrors = catalogue ? checkTemplateRenders(catalogue) : [];
+  if (renderErrors.length) {
+    errors.push(...renderErrors);
+    catalogue = undefined;
+  }
   return { catalogue, raw, errors, warnings, loadMs: performance.now() - started };
 }
 

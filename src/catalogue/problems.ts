@@ -15,6 +15,7 @@ export const LOAD_RULES = {
   'env.ref': 'a {{service.VAR}}, {{host:id}}, {{port:id:PORT}} or {{url:id}} reference does not point at the plugin, a service it requires or its ifPresent plugin, or at something it declares',
   'env.scope': 'a reference reaches another plugin\'s secret that is not marked client: true (server-internal secrets stay with their service)',
   'env.reserved': 'a variable name the stack uses itself (URL: <PREFIX>_URL is the address frameworks receive)',
+  'login.ref': 'login is given for a plugin without a web port, or a {{id.VAR}} in it names another plugin or a variable the plugin does not keep in .env',
   'port.auth': 'a web port declares no auth model (own, none, first-visitor), or a non-web port declares auth or subpath',
   'database.server': 'a databases entry names a server that is not required or is no database server',
   'database.password': 'a databases entry names a passwordEnv that is not a secret variable of the plugin',
@@ -27,6 +28,7 @@ export const LOAD_RULES = {
   'port.duplicate': 'a container port is listed twice in one plugin',
   'template.missing': 'a template file named in the manifest does not exist',
   'template.compile': 'a template does not compile',
+  'template.render': 'a template throws when rendered for a representative stack (each proxy and none, with and without a domain, docker and bare metal)',
   'skill.missing': 'a skill listed in a pack has no skills/<skill>.md',
   'skill.frontmatter': 'a skill file lacks front matter with name and description',
   'preset.inconsistent': 'a preset holds a skill pack without a service the pack requires, or a conflicting pair',
@@ -42,12 +44,14 @@ export interface Problem {
   file: string;
   /** JSON pointer into the manifest ('' for the whole file) */
   pointer: string;
+  /** the line in the file, where the rule knows it (a template that fails when rendered) */
+  line?: number;
   rule: LoadRule;
   message: string;
 }
 
 export function formatProblem(p: Problem): string {
-  return `${p.severity === 'warning' ? 'warning ' : ''}${p.file}  ${p.pointer || '/'}  ${p.rule}  ${p.message}`;
+  return `${p.severity === 'warning' ? 'warning ' : ''}${p.file}${p.line ? `:${p.line}` : ''}  ${p.pointer || '/'}  ${p.rule}  ${p.message}`;
 }
 
 /** The closest id by edit distance, for "did you mean" hints; undefined when nothing is close. */

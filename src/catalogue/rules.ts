@@ -110,6 +110,7 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
   });
   checkBinaries(plugin, add);
   checkBounds(plugin, add);
+  checkLogin(plugin, add);
   if (plugin.kind === 'framework') {
     const shared = new Set((m.environment ?? []).filter((e) => e.shared).map((e) => e.name));
     plugin.manifest.firstRun.keys.forEach((key, i) => {
@@ -152,6 +153,22 @@ function checkBinaries(plugin: ContainerPlugin, add: Add): void {
   const entry = m.entrypoint ?? m.command;
   const program = Array.isArray(entry) ? entry[0] : undefined;
   if (program === 'sh' || program === '/bin/sh' || program === 'bash' || program === '/bin/bash') needs(program, m.entrypoint ? '/entrypoint/0' : '/command/0', 'the command');
+}
+
+/** `login` is README text about a web port; its {{id.VAR}} references name the plugin's own .env variables. */
+function checkLogin(plugin: ContainerPlugin, add: Add): void {
+  const m = plugin.manifest as ContainerManifest;
+  if (m.login === undefined) return;
+  if (!(m.ports ?? []).some((p) => p.web)) {
+    add(plugin.file, '/login', 'login.ref', 'login tells README readers how to log in to a web port, and this plugin has none (no port with web: true): remove it');
+  }
+  for (const [ref, target, variable, location] of m.login.matchAll(VALUE_REF)) {
+    if (location || target !== plugin.id) {
+      add(plugin.file, '/login', 'login.ref', `${ref}: login may name only this plugin's own variables, as {{${plugin.id}.VAR}}`);
+    } else if (!(m.environment ?? []).some((e) => e.name === variable && e.value === undefined)) {
+      add(plugin.file, '/login', 'login.ref', `${ref}: "${plugin.id}" declares no variable ${variable} kept in .env (one without value)`);
+    }
+  }
 }
 
 /** Seconds in a duration like 30s, 2m, 500ms. */

@@ -1,7 +1,8 @@
 // A start-up shortcut for `npm start`: the checked catalogue saved as JSON, keyed by a hash of every file
-// under the plugin and catalogue folders, the schemas and the loader's own code. On a hit the YAML
-// parsing, schema checks and rules are skipped: they already passed for exactly these bytes. Any change
-// (an operator dropping in a folder, a new loader) misses, loads in full and rewrites the file.
+// under the plugin and catalogue folders, the schemas and the loader's own code (with the engine, whose
+// renderer the loader's template check runs). On a hit the YAML parsing, schema checks, rules and render
+// check are skipped: they already passed for exactly these bytes. Any change (an operator dropping in a
+// folder, a new loader) misses, loads in full and rewrites the file.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,7 +30,11 @@ export function loadCatalogueWithCache(dirs: CatalogueDirs, cacheFile: string): 
 function cacheKey(dirs: CatalogueDirs): string {
   const hash = crypto.createHash('sha256').update(SCHEMA_HASH);
   const loaderDir = path.dirname(fileURLToPath(import.meta.url));
-  for (const file of [...listFiles(loaderDir), ...listFiles(dirs.plugins), ...listFiles(dirs.catalogue)]) {
+  // the render check (engine/template-check.ts) runs the engine and the eta configuration: their code is a loader input too
+  const sourceDir = path.dirname(loaderDir);
+  const templating = fs.readdirSync(sourceDir).filter((name) => name.startsWith('templating.')).map((name) => path.join(sourceDir, name));
+  const code = [...listFiles(loaderDir), ...listFiles(path.join(sourceDir, 'engine')), ...templating];
+  for (const file of [...code, ...listFiles(dirs.plugins), ...listFiles(dirs.catalogue)]) {
     hash.update(file).update('\0').update(fs.readFileSync(file)).update('\0');
   }
   return hash.digest('hex');

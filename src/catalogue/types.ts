@@ -81,6 +81,8 @@ export interface ContainerManifest {
   dockerApi?: { sections: string[]; write: boolean; why: string };
   /** what it fetches from the internet at run time (README) */
   internet?: string;
+  /** how a person logs in to its web port (README); {{<own id>.VAR}} names a variable's .env key */
+  login?: string;
   /** programs the image holds that the manifest relies on (checked upstream) */
   binaries?: string[];
   init?: boolean;

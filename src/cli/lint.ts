@@ -75,12 +75,12 @@ function report(errors: Problem[], warnings: Problem[], summary: string): LintRe
 /** Prints a report in the chosen format; returns the exit code (0 clean, 1 errors). */
 export function printLint(r: LintReport, format: LintFormat, io: Output): number {
   if (format === 'json') {
-    const plain = (p: Problem) => ({ file: p.file, pointer: p.pointer, rule: p.rule, severity: p.severity, message: p.message });
+    const plain = (p: Problem) => ({ file: p.file, ...(p.line ? { line: p.line } : {}), pointer: p.pointer, rule: p.rule, severity: p.severity, message: p.message });
     io.out(JSON.stringify({ ok: r.ok, errors: r.errors.map(plain), warnings: r.warnings.map(plain), summary: r.summary }, null, 2));
   } else if (format === 'github') {
     // GitHub Actions workflow commands: each problem becomes an annotation on its file
     for (const p of [...r.errors, ...r.warnings]) {
-      io.out(`::${p.severity === 'error' ? 'error' : 'warning'} file=${ghEscape(p.file, true)},title=${ghEscape(p.rule, true)}::${ghEscape(`${p.pointer || '/'}: ${p.message}`, false)}`);
+      io.out(`::${p.severity === 'error' ? 'error' : 'warning'} file=${ghEscape(p.file, true)}${p.line ? `,line=${p.line}` : ''},title=${ghEscape(p.rule, true)}::${ghEscape(`${p.pointer || '/'}: ${p.message}`, false)}`);
     }
     io.out(r.summary);
   } else {

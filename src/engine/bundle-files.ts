@@ -2,13 +2,14 @@
 // installers). This module prepares their one shared context from the stack model.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FrameworkPlugin, NativeRecipe, ProxyPlugin } from '../catalogue/types.js';
+import { VALUE_REF } from '../catalogue/rules.js';
+import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin } from '../catalogue/types.js';
 import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
 import { isPublicDomain } from './build-model.js';
 import { proxyFilePath, setupServiceName, volumeName } from './compose.js';
 import { dotenvValue, psQuote, shellQuote } from './escape.js';
 import {
-  BIND_VARIABLE, imageRef, NATIVE_BIND_VARIABLE, nativeConfigPath, nativeSkillsDir, nativeStateDir, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
+  BIND_VARIABLE, envKey, imageRef, NATIVE_BIND_VARIABLE, nativeConfigPath, nativeSkillsDir, nativeStateDir, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
 } from './model.js';
 import { bashValue, nativeEnvironment, psValue, type NativeVariable } from './native-env.js';
 import { AUTH_FILE_FORMAT } from './proxy-auth.js';
@@ -91,14 +92,14 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     optionalInputs: model.env.filter((v) => !v.required && !v.secret && v.example === '').map((v) => v.key),
     volumes: model.members.filter((m) => m.placement === 'container').flatMap((m) => (m.plugin.manifest.volumes ?? []).map((v) => volumeName(m.plugin.id, v.name))),
     urls: [
-      ...webPorts.map((p) => ({ label: `${byId.get(p.plugin)!.plugin.manifest.name}, ${lowerFirst(p.description)}`, variable: p.variable, port: p.host, path: '/', url: null as string | null })),
+      ...webPorts.map((p) => ({ label: `${byId.get(p.plugin)!.plugin.manifest.name}, ${lowerFirst(p.description)}`, variable: p.variable, port: p.host, path: '/', url: null as string | null, login: loginText(byId.get(p.plugin)!.plugin) })),
       // native parts listen on the host at their own ports
       ...model.members.filter((m) => m.placement === 'native').flatMap((m) => (m.plugin.manifest.ports ?? []).filter((p) => p.web).map((p) => ({
-        label: `${m.plugin.manifest.name} (native), ${lowerFirst(p.description)}`, variable: null as string | null, port: p.container, path: '', url: `http://localhost:${p.container}/`,
+        label: `${m.plugin.manifest.name} (native), ${lowerFirst(p.description)}`, variable: null as string | null, port: p.container, path: '', url: `http://localhost:${p.container}/`, login: loginText(m.plugin),
       }))),
-      ...model.routes.map((r) => ({ label: `${byId.get(r.service)!.plugin.manifest.name} via the proxy`, variable: null as string | null, port: 0, path: '', url: r.url })),
+      ...model.routes.map((r) => ({ label: `${byId.get(r.service)!.plugin.manifest.name} via the proxy`, variable: null as string | null, port: 0, path: '', url: r.url, login: loginText(byId.get(r.service)!.plugin) })),
     ],
-    routes: model.routes,
+    routes: model.routes.map((r) => ({ ...r, login: loginText(byId.get(r.service)!.plugin) })),
     proxy: proxy ? {
       id: proxy.id,
       name: proxy.manifest.name,
@@ -159,6 +160,16 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     ps: psQuote,
     dotenv: dotenvValue,
   };
+}
+
+/** A plugin's `login` for the README, each {{id.VAR}} as the .env key that holds it (the loader checked them), or null. */
+function loginText(plugin: ContainerPlugin): string | null {
+  const login = plugin.manifest.login;
+  if (login === undefined) return null;
+  return login.replace(VALUE_REF, (ref, _target: string, variable: string) => {
+    const spec = (plugin.manifest.environment ?? []).find((e) => e.name === variable);
+    return spec ? `\`${envKey(plugin.id, spec)}\`` : ref;
+  });
 }
 
 function lowerFirst(text: string): string {

@@ -2,8 +2,9 @@
 // whole when the plugin folders change. A request takes `current` once and finishes on it, so a reload
 // never mixes two catalogues in one answer; caches live in the generator, so they belong to one revision.
 import { EventEmitter } from 'node:events';
-import fs from 'node:fs';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { watch as watchTree } from 'chokidar';
 import { loadCatalogue, type CatalogueDirs, type LoadResult } from '../catalogue/load.js';
 import { formatProblem } from '../catalogue/problems.js';
 import type { Catalogue } from '../catalogue/types.js';
@@ -65,7 +66,11 @@ export class LiveEngine extends EventEmitter {
 
   /**
    * Reloads when anything under the folders changes, once the changes have been quiet for debounceMs
-   * (an editor saving, a folder copied in). Returns a function that stops watching.
+   * (an editor saving, a folder copied in). Emits 'watching' once every folder is watched. Returns a
+   * function that stops watching.
+   *
+   * chokidar, not Node's recursive fs.watch: on Linux the latter watches each file's inode, so a file
+   * replaced by rename (how editors, sed -i, rsync and git save) is never seen again.
    */
   watch(debounceMs: number): () => void {
     if (!this.dirs) throw new Error('this engine was built without catalogue folders to watch');
@@ -74,15 +79,20 @@ export class LiveEngine extends EventEmitter {
       clearTimeout(timer);
       timer = setTimeout(() => this.reload('files changed'), debounceMs);
     };
-    const watchers = [this.dirs.plugins, this.dirs.catalogue].map((dir) => {
-      const w = fs.watch(dir, { recursive: true }, schedule);
-      // a watched folder that disappears is a reload problem, not a crash
-      w.on('error', (e) => this.emit('watchError', dir, e));
-      return w;
+    const watcher = watchTree([this.dirs.plugins, this.dirs.catalogue], {
+      ignoreInitial: true,
+      ignored: (file) => isEditorScratch(path.basename(file)),
+      // a file the service may not read (another user's temp file, mode 600) is no reason to stop
+      // watching; if the catalogue needs it, the reload reports it as file.unreadable
+      ignorePermissionErrors: true,
     });
+    watcher.on('all', schedule);
+    watcher.on('ready', () => this.emit('watching'));
+    // a watched folder that disappears is a reload problem, not a crash
+    watcher.on('error', (e) => this.emit('watchError', (e as NodeJS.ErrnoException).path ?? this.dirs!.plugins, e));
     return () => {
       clearTimeout(timer);
-      for (const w of watchers) w.close();
+      void watcher.close();
     };
   }
 
@@ -92,3 +102,15 @@ export class LiveEngine extends EventEmitter {
   }
 }
 
+/**
+ * Files editors keep beside the one being edited, never part of a plugin: vim's swap files (.name.swp,
+ * .swo, ... and .swx) and its write test (4913, then 5036, 5159, ...: vim's bufwrite.c steps by 123),
+ * backups (name~), Emacs locks (.#name) and auto-saves (#name#), JetBrains' safe-write copies. They come
+ * and go while a file is open, so they neither reload the catalogue nor get watched (another user's
+ * swap file is mode 600: watching it fails).
+ */
+function isEditorScratch(name: string): boolean {
+  const n = /^\d+$/.test(name) ? Number(name) : NaN;
+  return /^\..+\.sw[a-px]$/.test(name) || (n >= 4913 && (n - 4913) % 123 === 0) || name.endsWith('~')
+    || name.startsWith('.#') || /^#.*#$/.test(name) || /___jb_(tmp|old)___$/.test(name);
+}

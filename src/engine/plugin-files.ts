@@ -1,7 +1,8 @@
 // Files rendered from plugin templates: framework configs, service config files, proxy configs, and the
 // skill files of the selected packs. The template context is the closed set docs/plugins.md lists.
 import type { ContainerPlugin, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
-import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
+import { ApiError } from '../errors.js';
+import { compileTemplate, failingLine, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
 import { addressOf, type Viewer } from './addresses.js';
 import { frameworkConfigPath, proxyFilePath, serviceFilePath } from './compose.js';
 import { configString, yamlScalar } from './escape.js';
@@ -17,6 +18,8 @@ interface ServiceEntry {
   host: string;
   ports: { container: number; host: number | null; web: boolean }[];
   url: string | null;
+  /** where a person's browser opens its first web port (through the proxy when there is one), or null */
+  publicUrl: string | null;
   secrets: string[];
 }
 
@@ -34,6 +37,7 @@ function serviceEntries(model: StackModel, viewer: Viewer): ServiceEntry[] {
       host: address.host,
       ports,
       url: address.url,
+      publicUrl: model.publicUrls.get(m.plugin.id) ?? null,
       secrets: clientKeys(m.plugin),
     };
   });
@@ -45,6 +49,8 @@ function sharedContext(model: StackModel, placement: StackMember['placement']) {
   const ids = new Set(services.map((s) => s.id));
   return {
     stack: { name: model.options.name, domain: model.options.domain ?? null, deployment: model.options.deployment },
+    // whether a reverse proxy is in front, and whether it serves HTTPS
+    proxy: model.resolution.proxy ? { id: model.resolution.proxy.id, name: model.resolution.proxy.manifest.name, https: model.https } : null,
     services,
     has: (id: string) => ids.has(id),
     routes: model.routes,
@@ -97,8 +103,97 @@ function stackFingerprint(model: StackModel): string {
   ]);
 }
 
+/** One plugin template a stack renders: whose, which, the bundle path it becomes, what it sees beyond the common context. */
+export interface TemplateJob {
+  member: StackMember;
+  template: string;
+  path: string;
+  extra: Record<string, unknown>;
+}
+
+/** Every plugin template the stack renders, in bundle order (the one list the renderer and the load check share). */
+export function templateJobs(model: StackModel): TemplateJob[] {
+  const jobs: TemplateJob[] = [];
+  for (const member of model.members) {
+    const p = member.plugin;
+    const job = (template: string, path: string, extra: Record<string, unknown> = {}) => jobs.push({ member, template, path, extra });
+    if (p.kind === 'framework') {
+      const fw = p as FrameworkPlugin;
+      job(fw.manifest.config.template, frameworkConfigPath(p.id), { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } });
+    } else if (p.kind === 'service') {
+      const m = (p as ServicePlugin).manifest;
+      for (const f of m.files ?? []) job(f.template, serviceFilePath(p.id, f.template));
+      // the setup script exists only while some consumer has a database on this server
+      if (m.databaseServer && model.databases.some((d) => d.server === p.id)) job(m.databaseServer.setup, serviceFilePath(p.id, m.databaseServer.setup));
+    } else {
+      const proxy = p as ProxyPlugin;
+      for (const f of proxy.manifest.configFiles) job(f.template, proxyFilePath(proxy, f.file));
+    }
+  }
+  return jobs;
+}
+
+/**
+ * A plugin template that throws while rendering: a fault of the plugin, not of the request, so it is a
+ * 500 with its own code that names the plugin, the template and the line (docs/decisions.md).
+ */
+export class TemplateRenderError extends ApiError {
+  constructor(readonly plugin: ContainerPlugin, readonly template: string, readonly line: number | undefined, readonly reason: string) {
+    super('PLUGIN_TEMPLATE_ERROR', `the template ${template} of ${plugin.kind} "${plugin.id}" failed${line ? ` at line ${line}` : ''}: ${reason}. `
+      + 'This is a fault of that plugin, not of the request: the operator finds it with `stackwright lint`; until it is fixed, a stack without that plugin (or with other options) generates', {
+      details: { plugin: plugin.id, kind: plugin.kind, template, ...(line ? { line } : {}) },
+    });
+  }
+}
+
+/** A bound renderer of one stack's templates: the common context is built once per placement. */
+function stackRenderer(model: StackModel, compiled: (plugin: ContainerPlugin, name: string) => CompiledTemplate) {
+  const shared = new Map<StackMember['placement'], ReturnType<typeof sharedContext>>();
+  const sharedFor = (placement: StackMember['placement']) => {
+    let context = shared.get(placement);
+    if (!context) shared.set(placement, (context = sharedContext(model, placement)));
+    return context;
+  };
+  return (job: TemplateJob): string => {
+    const data = { ...pluginContext(sharedFor(job.member.placement), model, job.member), ...job.extra };
+    try {
+      return renderTemplate(compiled(job.member.plugin, job.template), data);
+    } catch (e) {
+      const plugin = job.member.plugin;
+      throw new TemplateRenderError(plugin, job.template, failingLine(plugin.templates.get(job.template)!, data), templateErrorMessage(e));
+    }
+  };
+}
+
+/** Compiles each plugin template once, for renders over many stacks. */
+export function templateCompiler(): (plugin: ContainerPlugin, name: string) => CompiledTemplate {
+  const compiled = new Map<string, CompiledTemplate>();
+  return (plugin, name) => {
+    const key = `${plugin.kind}/${plugin.id}/${name}@${plugin.hash}`;
+    let fn = compiled.get(key);
+    if (!fn) compiled.set(key, (fn = compileTemplate(plugin.templates.get(name)!)));
+    return fn;
+  };
+}
+
+/**
+ * Renders every plugin template of the stack without the fragment cache, reporting each failure instead
+ * of stopping at the first (the loader's check: engine/template-check.ts).
+ */
+export function renderEachTemplate(model: StackModel, compiled: ReturnType<typeof templateCompiler>, failed: (job: TemplateJob, error: TemplateRenderError) => void): void {
+  const render = stackRenderer(model, compiled);
+  for (const job of templateJobs(model)) {
+    try {
+      render(job);
+    } catch (e) {
+      if (!(e instanceof TemplateRenderError)) throw e;
+      failed(job, e);
+    }
+  }
+}
+
 export class PluginFileRenderer {
-  private readonly compiled = new Map<string, CompiledTemplate>();
+  private readonly compiled = templateCompiler();
 
   constructor(private readonly cache: FragmentCache) {}
 
@@ -106,57 +201,19 @@ export class PluginFileRenderer {
   render(model: StackModel): Map<string, string> {
     const files = new Map<string, string>();
     const fingerprint = stackFingerprint(model);
-    // built at most once per placement, and only when a template is not in the cache
-    const shared = new Map<StackMember['placement'], ReturnType<typeof sharedContext>>();
-    const sharedFor = (placement: StackMember['placement']) => {
-      let context = shared.get(placement);
-      if (!context) shared.set(placement, (context = sharedContext(model, placement)));
-      return context;
-    };
-    const renderOne = (member: StackMember, template: string, extra: Record<string, unknown> = {}): string => {
+    const render = stackRenderer(model, this.compiled);
+    for (const job of templateJobs(model)) {
       // what the template can see is fixed by the stack (fingerprint), where the plugin runs and `extra`
-      const inputKey = `${fingerprint}\0${member.placement}\0${JSON.stringify(extra)}`;
-      return this.cache.get(`file:${template}`, member.plugin.hash, inputKey, () => {
-        try {
-          return renderTemplate(this.template(member.plugin, template), { ...pluginContext(sharedFor(member.placement), model, member), ...extra });
-        } catch (e) {
-          throw new Error(`template ${template} of ${member.plugin.kind} "${member.plugin.id}" failed: ${templateErrorMessage(e)}`);
-        }
-      });
-    };
-    for (const member of model.members) {
-      const p = member.plugin;
-      if (p.kind === 'framework') {
-        const fw = p as FrameworkPlugin;
-        files.set(frameworkConfigPath(p.id), renderOne(member, fw.manifest.config.template, { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } }));
-      } else if (p.kind === 'service') {
-        const m = (p as ServicePlugin).manifest;
-        for (const f of m.files ?? []) files.set(serviceFilePath(p.id, f.template), renderOne(member, f.template));
-        // the setup script exists only while some consumer has a database on this server
-        if (m.databaseServer && model.databases.some((d) => d.server === p.id)) {
-          files.set(serviceFilePath(p.id, m.databaseServer.setup), renderOne(member, m.databaseServer.setup));
-        }
-      } else {
-        const proxy = p as ProxyPlugin;
-        for (const f of proxy.manifest.configFiles) files.set(proxyFilePath(proxy, f.file), renderOne(member, f.template));
-        if (model.proxyAuth) files.set(proxyFilePath(proxy, proxy.manifest.basicAuth.file), lockedAuthFile(proxy.manifest.basicAuth.format));
-      }
+      const inputKey = `${fingerprint}\0${job.member.placement}\0${JSON.stringify(job.extra)}`;
+      files.set(job.path, this.cache.get(`file:${job.template}`, job.member.plugin.hash, inputKey, () => render(job)));
     }
+    const proxy = model.resolution.proxy;
+    if (proxy && model.proxyAuth) files.set(proxyFilePath(proxy, proxy.manifest.basicAuth.file), lockedAuthFile(proxy.manifest.basicAuth.format));
     for (const pack of model.resolution.skillPacks) {
       for (const skill of pack.skills) files.set(`skills/${pack.id}/${skill.id}/SKILL.md`, skill.body);
     }
     // the framework containers bind-mount skills/: it must exist even with no pack selected
     files.set('skills/README.md', skillsReadme(model));
     return files;
-  }
-
-  private template(plugin: ContainerPlugin, name: string): CompiledTemplate {
-    const key = `${plugin.kind}/${plugin.id}/${name}@${plugin.hash}`;
-    let fn = this.compiled.get(key);
-    if (!fn) {
-      fn = compileTemplate(plugin.templates.get(name)!);
-      this.compiled.set(key, fn);
-    }
-    return fn;
   }
 }

@@ -47,6 +47,16 @@ const ERROR_DETAILS: Partial<Record<ApiErrorCode, unknown>> = {
     properties: { conflicts: { type: 'array', items: { type: 'object', properties: { services: { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 2 } }, required: ['services'] } } },
     required: ['conflicts'],
   },
+  PLUGIN_TEMPLATE_ERROR: {
+    type: 'object',
+    properties: {
+      plugin: { type: 'string', description: 'the id of the plugin whose template failed' },
+      kind: { enum: ['service', 'framework', 'proxy'] },
+      template: { type: 'string', description: 'the template file in the plugin folder' },
+      line: { type: 'integer', minimum: 1, description: 'the template line it failed at, when known' },
+    },
+    required: ['plugin', 'kind', 'template'],
+  },
 };
 const ERROR_HEADERS: Partial<Record<ApiErrorCode, Record<string, unknown>>> = {
   UNAUTHORIZED: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } },
@@ -170,13 +180,22 @@ function errorResponses(route: Route): Record<string, unknown> {
   if (route.doc?.conflict) codes.push('CONFLICT');
   // the HTTP parser's own refusals can meet any operation
   codes.push('REQUEST_TIMEOUT', 'RATE_LIMITED', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR');
-  if (route.bucket === 'generate') codes.push('SERVICE_UNAVAILABLE');
-  const out: Record<string, unknown> = {};
+  if (route.bucket === 'generate') codes.push('SERVICE_UNAVAILABLE', 'PLUGIN_TEMPLATE_ERROR');
+  const out: Record<string, { description: string; headers: unknown; content: { 'application/json': { schema: { $ref?: string; anyOf?: unknown[] } } } }> = {};
   const respond = (status: number, code: ApiErrorCode, description: string) => {
+    const schema = { $ref: `#/components/schemas/${errorSchemaName(code)}` };
+    const same = out[status];
+    if (same) {
+      // two codes share a status (500: INTERNAL_ERROR and PLUGIN_TEMPLATE_ERROR): either body may come
+      const body = same.content['application/json'];
+      body.schema = { anyOf: [...(body.schema.anyOf ?? [body.schema]), schema] };
+      same.description += `; ${description}`;
+      return;
+    }
     out[status] = {
       description,
       headers: { ...RATE_HEADERS, ...ERROR_HEADERS[code] },
-      content: { 'application/json': { schema: { $ref: `#/components/schemas/${errorSchemaName(code)}` } } },
+      content: { 'application/json': { schema } },
     };
   };
   for (const code of codes) respond(API_ERRORS[code].status, code, `${code}: ${API_ERRORS[code].meaning}`);

@@ -4,14 +4,9 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startServer, type TestServer } from '../support/server.js';
-import { spawnServer as spawnProcess, stopServer, waitForOutput } from '../support/process.js';
+import { spawnServer, stopServer, waitForOutput } from '../support/process.js';
+import { KEY } from '../support/keys.js';
 import { bodyOf, headerOf, raw, statusOf } from '../support/raw-http.js';
-
-const KEY = 'fault-key';
-
-function spawnServer(env: Record<string, string> = {}, limits: { openFiles?: number } = {}) {
-  return spawnProcess({ STACK_API_KEY: KEY, ...env }, limits);
-}
 
 describe('requests the HTTP parser rejects get the JSON envelope', () => {
   let server: TestServer;
@@ -80,7 +75,7 @@ describe('Authorization follows RFC 9110', () => {
   let server: TestServer;
   before(async () => { server = await startServer(); });
   after(() => server.close());
-  const key = 'test-key-1';
+  const key = KEY;
 
   test('the scheme is case-insensitive and one or more spaces may follow it', async () => {
     for (const header of [`Bearer ${key}`, `bearer ${key}`, `BEARER   ${key}`]) {

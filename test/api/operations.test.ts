@@ -3,23 +3,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { REPO_ROOT } from '../../src/config.js';
 import { logText, spawnServer, stopServer, waitForOutput, type ServerProcess } from '../support/process.js';
-import { service } from '../support/fixture.js';
-
-const KEY = 'operator-key';
+import { catalogueCopy, service } from '../support/fixture.js';
+import { KEY } from '../support/keys.js';
 const auth = { Authorization: `Bearer ${KEY}` };
-
-/** A copy of the shipped plugins and catalogue folders the test may change. */
-function catalogueCopy(): { plugins: string; catalogue: string } {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-live-'));
-  fs.cpSync(path.join(REPO_ROOT, 'plugins'), path.join(root, 'plugins'), { recursive: true });
-  fs.cpSync(path.join(REPO_ROOT, 'catalogue'), path.join(root, 'catalogue'), { recursive: true });
-  return { plugins: path.join(root, 'plugins'), catalogue: path.join(root, 'catalogue') };
-}
 
 async function json(res: Response) {
   return { status: res.status, body: await res.json() as { ok: boolean; data?: any; error?: any } };
@@ -34,6 +24,7 @@ describe('hot reload of the catalogue', () => {
       STACK_API_KEY: KEY, STACK_PLUGINS_DIR: dirs.plugins, STACK_CATALOGUE_DIR: dirs.catalogue,
       STACK_CATALOGUE_CACHE: '', STACK_RELOAD_DEBOUNCE_MS: '100',
     });
+    await waitForOutput(server, /watching .* changes reload the catalogue/);
   });
   after(async () => {
     await stopServer(server);

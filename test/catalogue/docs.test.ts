@@ -24,6 +24,14 @@ describe('docs', () => {
     assert.ok(count >= 5, `only ${count} YAML blocks found`);
   });
 
+  test('the plugin guide lists exactly the category ids of catalogue/categories.yaml', () => {
+    const { categories } = yaml.load(fs.readFileSync(path.join(REPO_ROOT, 'catalogue/categories.yaml'), 'utf8')) as { categories: { id: string }[] };
+    const guide = fs.readFileSync(path.join(REPO_ROOT, 'docs/plugins.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('### Categories'), guide.indexOf('### Fields'));
+    const listed = [...section.matchAll(/^\| `([a-z0-9-]+)` \|/gm)].map((m) => m[1]);
+    assert.deepEqual(listed, categories.map((c) => c.id));
+  });
+
   test("the plugin guide's worked example passes stackwright lint", () => {
     const example = blocks('docs/plugins.md')[0];
     assert.match(example, /^name: Qdrant$/m);

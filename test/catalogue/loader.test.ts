@@ -7,6 +7,7 @@ import { REPO_ROOT, readConfig } from '../../src/config.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { formatProblem } from '../../src/catalogue/problems.js';
 import { service, writeCatalogue } from '../support/fixture.js';
+import { KEY } from '../support/keys.js';
 import { expectProblem, problems } from '../support/problems.js';
 import { logText } from '../support/process.js';
 
@@ -157,7 +158,7 @@ describe('the server on a broken catalogue', () => {
   test('refuses to start, exits non-zero and lists every problem', () => {
     const dirs = writeCatalogue({ 'plugins/services/beta/service.yaml': service('beta', 'requires: [zeta]\n').replace('category: database', 'category: nope') });
     const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')], {
-      env: { ...process.env, STACK_PLUGINS_DIR: dirs.plugins, STACK_CATALOGUE_DIR: dirs.catalogue, PORT: '0', STACK_API_KEY: 'k' },
+      env: { ...process.env, STACK_PLUGINS_DIR: dirs.plugins, STACK_CATALOGUE_DIR: dirs.catalogue, PORT: '0', STACK_API_KEY: KEY },
       encoding: 'utf8',
       timeout: 20_000,
     });

@@ -52,6 +52,21 @@ describe('plugin rules', () => {
     expectProblem(list, ALPHA, '/ports/0', 'port.auth', /declares no auth: own .* none or first-visitor/);
   });
 
+  test('login is for a web port, and names only the plugin\'s own .env variables', () => {
+    const web = 'ports:\n  - { container: 80, host: 8080, web: true, auth: own, description: UI }\nenvironment:\n  - { name: ADMIN_PASSWORD, secret: true, description: admin password }\n  - { name: MODE, value: fixed, description: fixed mode }\n';
+    const noPort = problems({ [ALPHA]: service('alpha', 'login: "user admin, password from .env"\n') });
+    expectProblem(noPort, ALPHA, '/login', 'login.ref', /this plugin has none \(no port with web: true\)/);
+    const refs = problems({
+      [ALPHA]: service('alpha', `${web}login: "user admin, password {{alpha.ADMIN_PASSWORD}}, or {{beta.TOKEN}}, {{alpha.MODE}} or {{alpha.NOPE}}"\n`),
+    });
+    expectProblem(refs, ALPHA, '/login', 'login.ref', /\{\{beta\.TOKEN\}\}: login may name only this plugin's own variables, as \{\{alpha\.VAR\}\}/);
+    expectProblem(refs, ALPHA, '/login', 'login.ref', /\{\{alpha\.MODE\}\}: "alpha" declares no variable MODE kept in \.env/);
+    expectProblem(refs, ALPHA, '/login', 'login.ref', /\{\{alpha\.NOPE\}\}: "alpha" declares no variable NOPE/);
+    assert.ok(!refs.some((p) => p.message.includes('ADMIN_PASSWORD')), refs.map(formatProblem).join('\n'));
+    // one line of a Markdown table cell: no | and no line break
+    expectProblem(problems({ [ALPHA]: service('alpha', `${web}login: "user admin | password"\n`) }), ALPHA, '/login', 'schema', /pattern|must match/);
+  });
+
   test('auth or subpath on a port that gets no route is refused', () => {
     const list = problems({ [ALPHA]: service('alpha', 'ports:\n  - { container: 80, auth: none, description: API }\n') });
     expectProblem(list, ALPHA, '/ports/0/auth', 'port.auth', /not web: true/);

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { REPO_ROOT } from '../../src/config.js';
+import { KEY } from '../support/keys.js';
 
 const dockerfile = fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
 const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
@@ -66,7 +67,7 @@ describe('the service image (runtime stage, without Docker)', () => {
       let output = '';
       child = spawn(process.execPath, cmd.slice(1), {
         cwd: app, ...asUser,
-        env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: port, STACK_API_KEY: 'image-key', STACK_CATALOGUE_CACHE: path.join(os.tmpdir(), `stackwright-image-cache-${port}.json`) },
+        env: { PATH: process.env.PATH ?? '', ...env, HOST: '127.0.0.1', PORT: port, STACK_API_KEY: KEY, STACK_CATALOGUE_CACHE: path.join(os.tmpdir(), `stackwright-image-cache-${port}.json`) },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       child.stdout!.on('data', (c: Buffer) => { output += c; if (/listening on/.test(output)) resolve(output); });

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { REPO_ROOT } from '../../src/config.js';
 
 export const BASE_FILES: Record<string, string> = {
   'catalogue/categories.yaml': 'categories:\n  - { id: database, name: Databases }\n  - { id: search, name: Search }\n',
@@ -57,4 +58,13 @@ export function writeCatalogue(changes: Record<string, string | null> = {}): { p
     fs.writeFileSync(path.join(root, file), content);
   }
   return { root, plugins: path.join(root, 'plugins'), catalogue: path.join(root, 'catalogue') };
+}
+
+/** A copy of the shipped plugins and catalogue folders a test may change (readable by every user). */
+export function catalogueCopy(): { plugins: string; catalogue: string } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-live-'));
+  fs.chmodSync(root, 0o755);
+  fs.cpSync(path.join(REPO_ROOT, 'plugins'), path.join(root, 'plugins'), { recursive: true });
+  fs.cpSync(path.join(REPO_ROOT, 'catalogue'), path.join(root, 'catalogue'), { recursive: true });
+  return { plugins: path.join(root, 'plugins'), catalogue: path.join(root, 'catalogue') };
 }

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT } from '../../src/config.js';
+import { KEY } from './keys.js';
 
 export type LogRecord = Record<string, unknown> & { level: string; time: string; msg: string };
 
@@ -41,14 +42,17 @@ export function logText(raw: string): string {
 }
 
 /**
- * Starts the server; resolves once it listens (PORT 0: the port its listening record names). `openFiles`
- * sets its soft and hard open-file limit (through util-linux's prlimit), as a small box or a container might.
+ * Starts the server with STACK_API_KEY set to the test KEY (env may override it, or unset it with '');
+ * resolves once it listens (PORT 0: the port its listening record names). `openFiles` sets its soft and
+ * hard open-file limit (through util-linux's prlimit), as a small box or a container might; `user` runs it
+ * as another user (a test running as root uses it to be a service account that cannot read root's files).
  */
-export function spawnServer(env: Record<string, string> = {}, { openFiles }: { openFiles?: number } = {}): Promise<ServerProcess> {
+export function spawnServer(env: Record<string, string> = {}, { openFiles, user }: { openFiles?: number; user?: { uid: number; gid: number } } = {}): Promise<ServerProcess> {
   const command = [process.execPath, '--import', 'tsx', path.join(REPO_ROOT, 'src/main.ts')];
   if (openFiles !== undefined) command.unshift('prlimit', `--nofile=${openFiles}:${openFiles}`, '--');
   const child = spawn(command[0], command.slice(1), {
-    env: { ...process.env, PORT: '0', STACK_RATE_LIMIT_READ: '100000', ...env },
+    ...user,
+    env: { ...process.env, PORT: '0', STACK_RATE_LIMIT_READ: '100000', STACK_API_KEY: KEY, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let raw = '';
@@ -86,18 +90,20 @@ export function waitForOutput(server: ServerProcess, pattern: RegExp, from = 0, 
   return new Promise((resolve, reject) => {
     // a guard against a hung suite, not a timing assertion: the wait is far longer than any expected
     const timer = setTimeout(() => reject(new Error(`no ${pattern} in the server's output after ${giveUpMs} ms:\n${server.output().slice(from)}`)), giveUpMs);
+    const exited = () => reject(new Error(`server exited before printing ${pattern}:\n${server.output()}`));
     const check = () => {
       const text = server.output().slice(from);
       if (pattern.test(text)) {
         clearTimeout(timer);
         server.child.stdout!.off('data', check);
         server.child.stderr!.off('data', check);
+        server.child.off('exit', exited);
         resolve(text);
       }
     };
     server.child.stdout!.on('data', check);
     server.child.stderr!.on('data', check);
-    server.child.once('exit', () => reject(new Error(`server exited before printing ${pattern}:\n${server.output()}`)));
+    server.child.once('exit', exited);
     check();
   });
 }

@@ -8,8 +8,9 @@ import { ApiKeys } from '../../src/http/auth.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../../src/http/rate-limit.js';
 import { createServer } from '../../src/server.js';
 
-export const KEY = 'test-key-1';
-export const SECOND_KEY = 'test-key-2';
+import { KEY, SECOND_KEY } from './keys.js';
+
+export { KEY, SECOND_KEY };
 
 let shipped: Catalogue | undefined;
 /** The shipped catalogue, loaded once per test process. */
