@@ -2,33 +2,21 @@
 // rate limit → auth → body → handler → envelope. Routes only return data or throw ApiError.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import FindMyWay from 'find-my-way';
-import type { Config } from './config.js';
+import type { AppDeps } from './app-deps.js';
 import { ApiError } from './errors.js';
-import { ApiKeys } from './http/auth.js';
 import { ClientAborted, readJsonBody } from './http/body.js';
 import { guardConnections } from './http/connections.js';
 import { sendCacheableEnvelope, sendData, sendEnvelope, sendError } from './http/envelope.js';
-import type { RateLimiter } from './http/rate-limit.js';
 import { catalogueRoutes } from './routes/catalogue-routes.js';
 import { writeRoutes } from './routes/write-routes.js';
 import { openApiRoute } from './routes/openapi.js';
 import type { Route } from './routes/types.js';
-import type { EngineSnapshot, LiveEngine } from './engine/live-engine.js';
+import type { EngineSnapshot } from './engine/live-engine.js';
 import { WorkQueue } from './http/work-queue.js';
 import { probeReply } from './http/probes.js';
 import { callerIdentity, TrustedProxies } from './http/client-address.js';
 import { MCP_PATH, mcpHandler } from './mcp/http.js';
 import { webPage } from './web/page.js';
-
-export interface AppDeps {
-  config: Config;
-  /** the catalogue and generator in force; a hot reload swaps them between requests */
-  engine: LiveEngine;
-  keys: ApiKeys;
-  rateLimiter: RateLimiter;
-  version: string;
-  startedAt: number;
-}
 
 /**
  * The request target as a URL. Appended to a fixed origin, so `//x` stays a path (not a host). A target

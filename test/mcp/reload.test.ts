@@ -9,7 +9,8 @@ import { readConfig } from '../../src/config.js';
 import { LiveEngine } from '../../src/engine/live-engine.js';
 import { ApiKeys } from '../../src/http/auth.js';
 import { MemoryRateLimitStore, RateLimiter } from '../../src/http/rate-limit.js';
-import { createServer, type AppDeps } from '../../src/server.js';
+import type { AppDeps } from '../../src/app-deps.js';
+import { createServer } from '../../src/server.js';
 import { writeCatalogue } from '../support/fixture.js';
 import { KEY, shippedCatalogue } from '../support/server.js';
 
