@@ -82,7 +82,8 @@ export async function runGenerate(opts: GenerateOptions, io: Output): Promise<nu
   }
   writeBundle(dir, bundle.files);
   io.out(`${io.style.green('wrote')} ${Object.keys(bundle.files).length} files to ${dir}`);
-  io.out(`  ${bundle.summary.services} services, ${bundle.summary.skills} skill packs, proxy ${bundle.summary.proxy}, about ${bundle.summary.estimatedMemoryMB} MB`);
+  io.out(`  ${bundle.summary.services} services, ${bundle.summary.skills} skill packs, proxy ${bundle.summary.proxy}`);
+  io.out(`  memory: needs about ${bundle.summary.estimatedMemoryMB} MB (the parts' minimums), at most ${bundle.summary.memoryLimitMB} MB (their limits)`);
   io.out(`  next: cd ${path.relative(process.cwd(), dir) || '.'} && scripts/start.sh`);
   return 0;
 }
