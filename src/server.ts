@@ -14,6 +14,7 @@ import type { Route } from './routes/types.js';
 import type { EngineSnapshot } from './engine/live-engine.js';
 import { WorkQueue } from './http/work-queue.js';
 import { probeReply } from './http/probes.js';
+import { rateLimitedError } from './http/rate-limit.js';
 import { callerIdentity, TrustedProxies } from './http/client-address.js';
 import { MCP_PATH, mcpHandler } from './mcp/http.js';
 import { webPage } from './web/page.js';
@@ -110,7 +111,7 @@ export function createServer(deps: AppDeps): AppServer {
     for (const [name, value] of Object.entries(limit.headers)) res.setHeader(name, value);
     if (!limit.allowed) {
       req.resume();
-      throw new ApiError('RATE_LIMITED', `too many ${bucket} requests: at most ${limit.headers['X-RateLimit-Limit']} a window; try again in ${limit.retryAfterSeconds} s`);
+      throw rateLimitedError(bucket, limit);
     }
 
     if (!route) {

@@ -28,7 +28,7 @@ test('the MCP tools and the page follow a reloaded catalogue', async () => {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = new Client({ name: 'reload-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${KEY}` } } }));
-  const presets = async () => ((await client.callTool({ name: 'list_presets', arguments: {} })).structuredContent as { presets: { id: string }[] }).presets.map((p) => p.id);
+  const presets = async () => ((await client.callTool({ name: 'list_presets', arguments: { limit: 100 } })).structuredContent as { presets: { id: string }[] }).presets.map((p) => p.id);
   const categories = async () => /data-categories="([^"]*)"/.exec(await (await fetch(`${url}/`)).text())![1].match(/&#34;id&#34;/g)!.length;
   try {
     assert.ok((await presets()).includes('local-ai'));
