@@ -10,7 +10,6 @@ export const DEFAULT_LIMIT = 25;
 /** fewer full entries a page by default: each is several times a compact one */
 export const DEFAULT_DETAIL_LIMIT = 10;
 export const MAX_LIMIT = 100;
-const ONE_LINE = 140;
 
 /** The arguments every list tool takes besides its filters. */
 export const PAGING_ARGS = {
@@ -25,13 +24,6 @@ export const PAGING_PROPERTIES = {
   cursor: { type: 'string', maxLength: 500, description: 'nextCursor of the previous answer, for the next page (with the same filters)' },
   detail: { type: 'boolean', description: 'full entries instead of id, name and one line of description (default false)' },
 };
-
-/** The first sentence of a description, cut to one short line. */
-export function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const sentence = /^(.+?[.!?])(\s|$)/.exec(flat)?.[1] ?? flat;
-  return sentence.length <= ONE_LINE ? sentence : `${sentence.slice(0, ONE_LINE - 1).replace(/\s+\S*$/, '')}…`;
-}
 
 interface CursorState { o: number; k: string }
 

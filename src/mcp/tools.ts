@@ -9,7 +9,7 @@
 // for, and JSON is never pretty-printed. test/mcp/mcp.test.ts holds every default answer under 16 KB.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Catalogue, PresetPlugin, ServicePlugin, SkillPackPlugin } from '../catalogue/types.js';
+import type { Catalogue, SkillPackPlugin } from '../catalogue/types.js';
 import { didYouMean } from '../catalogue/problems.js';
 import type { Bundle, Generator } from '../engine/generate.js';
 import { fileHash } from '../engine/provenance.js';
@@ -22,7 +22,8 @@ import { generateStack, validateStack } from '../routes/write-routes.js';
 import { schemaDocument } from '../schemas.js';
 import { checkArgs, type Args } from './arguments.js';
 import { explain } from './explain.js';
-import { oneLine, page, PAGING_ARGS, PAGING_PROPERTIES, type Page } from './paging.js';
+import { oneLine, search, searchable } from '../catalogue/search.js';
+import { page, PAGING_ARGS, PAGING_PROPERTIES, type Page } from './paging.js';
 
 /** What the tools need, read at every call. */
 export interface McpEngine {
@@ -76,41 +77,10 @@ export function toolError(err: ApiError): ToolResult {
   return { isError: true, content: [{ type: 'text', text: `${err.code}: ${err.message}${hint}\n${JSON.stringify({ error })}` }], structuredContent: { error } };
 }
 
-/**
- * How well an entry matches search words: every word must appear somewhere (else 0); a word that is the
- * id, or starts it, counts most, then the name, then the tags, then the description.
- */
-function searchScore(query: string, entry: { id: string; name: string; description: string; tags?: readonly string[] }): number {
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  const id = entry.id.toLowerCase();
-  const name = entry.name.toLowerCase();
-  const tags = (entry.tags ?? []).map((t) => t.toLowerCase());
-  const description = entry.description.toLowerCase();
-  let score = 0;
-  for (const w of words) {
-    const best = id === w ? 32 : id.startsWith(w) ? 16 : id.includes(w) ? 8 : name.includes(w) ? 4 : tags.some((t) => t.includes(w)) ? 2 : description.includes(w) ? 1 : 0;
-    if (!best) return 0;
-    score += best;
-  }
-  return score;
-}
-
-/** The entries that match the words, best first (ties in catalogue order); all of them without words. */
-function search<T>(entries: T[], query: string | undefined, fields: (e: T) => Parameters<typeof searchScore>[1]): T[] {
-  if (!query?.trim()) return entries;
-  return entries.map((e, i) => ({ e, i, score: searchScore(query, fields(e)) }))
-    .filter((x) => x.score > 0)
-    .sort((a, b) => b.score - a.score || a.i - b.i)
-    .map((x) => x.e);
-}
-
 function unknownService(catalogue: Catalogue, id: string): ApiError {
   return new ApiError('NOT_FOUND', `service "${id}" does not exist${didYouMean(id, catalogue.services.keys())}; list_services lists the ids`);
 }
 
-const serviceFields = (s: ServicePlugin) => ({ id: s.id, name: s.manifest.name, description: s.manifest.description, tags: s.manifest.tags });
-const packFields = (p: SkillPackPlugin) => ({ id: p.id, name: p.manifest.name, description: p.manifest.description, tags: p.manifest.skills });
-const presetFields = (p: PresetPlugin) => ({ id: p.id, name: p.manifest.name, description: p.manifest.description });
 
 /** The validate request schema with its references to the generate schema inlined (one self-contained document). */
 function requestSchema(kind: 'validate-request' | 'generate-request'): Tool['inputSchema'] {
@@ -159,7 +129,7 @@ export const TOOLS: ToolDef[] = [
       const errors = serviceFilterErrors(catalogue, filters);
       if (errors.length) throw validationError('the arguments are invalid', errors);
       const ids = filteredServiceIds(catalogue, filters);
-      const matching = search([...catalogue.services.values()].filter((s) => !ids || ids.has(s.id)), filters.text, serviceFields);
+      const matching = search([...catalogue.services.values()].filter((s) => !ids || ids.has(s.id)), filters.text, searchable.service);
       return pagedJson('services', page(matching, { tool: 'list_services', filters, revision: catalogue.revision, limit, cursor, detail }),
         (s) => (detail ? serviceView(catalogue, s) : { id: s.id, name: s.manifest.name, category: s.manifest.category, description: oneLine(s.manifest.description) }));
     },
@@ -213,7 +183,7 @@ export const TOOLS: ToolDef[] = [
       const { service } = filters;
       if (service !== undefined && !catalogue.services.has(service)) throw unknownService(catalogue, service);
       const packs = [...catalogue.skillPacks.values()].filter((p) => service === undefined || packNeeds(p, service) || packCanUse(p, service));
-      return pagedJson('skillPacks', page(search(packs, filters.text, packFields), { tool: 'list_skill_packs', filters, revision: catalogue.revision, limit, cursor, detail }),
+      return pagedJson('skillPacks', page(search(packs, filters.text, searchable.skillPack), { tool: 'list_skill_packs', filters, revision: catalogue.revision, limit, cursor, detail }),
         (p) => (detail ? skillPackView(p) : { id: p.id, name: p.manifest.name, description: oneLine(p.manifest.description), requiredServices: [...p.manifest.requiredServices] }));
     },
   },
@@ -237,7 +207,7 @@ export const TOOLS: ToolDef[] = [
         if (!preset) throw new ApiError('NOT_FOUND', `preset "${id}" does not exist${didYouMean(id, catalogue.presets.keys())}`);
         return json(presetDetailView(catalogue, preset));
       }
-      return pagedJson('presets', page(search([...catalogue.presets.values()], filters.text, presetFields), { tool: 'list_presets', filters, revision: catalogue.revision, limit, cursor, detail }),
+      return pagedJson('presets', page(search([...catalogue.presets.values()], filters.text, searchable.preset), { tool: 'list_presets', filters, revision: catalogue.revision, limit, cursor, detail }),
         (p) => (detail ? presetListView(p) : { id: p.id, name: p.manifest.name, description: oneLine(p.manifest.description) }));
     },
   },
