@@ -40,7 +40,8 @@ Starts the HTTP service on HOST:PORT (default 127.0.0.1:8080) with the settings 
 Checks plugin folders (a folder holding service.yaml, framework.yaml, proxy.yaml or skill-pack.yaml)
 as they would join the catalogue in STACK_PLUGINS_DIR: the schema, then every cross-reference and
 plugin rule. Without a folder, checks the whole catalogue the service would load.
-Each problem names its file, JSON pointer and rule id (docs/errors.md lists the rules).
+Each problem names its file, JSON pointer and rule id (docs/errors.md lists the rules). A schema error
+does not hide the folder's other problems: one run lists every problem that can be judged.
   --format text      one line a problem (default; colour on a terminal)
   --format json      one JSON document: { ok, errors[], warnings[], summary }
   --format github    GitHub Actions annotations (::error file=...)

@@ -245,6 +245,7 @@ export const TOOLS: ToolDef[] = [
     call: async (args, engine) => {
       const { files: wanted, ...request } = args;
       const { files: asked } = checkArgs({ files: wanted }, { files: { type: 'strings' } });
+      if (asked && request.format === 'tar') throw validationError('the arguments are invalid', ['files picks files to return as text; with format "tar" every file is in the archive: send one or the other']);
       const { bundle, tar } = await generateStack(engine.generator(), engine.generations, request);
       const paths = Object.keys(bundle.files);
       const chosen = asked?.includes('*') ? paths : asked ?? [];

@@ -227,6 +227,7 @@ describe('MCP over Streamable HTTP', () => {
     }
     const wrong = toolError(await client.callTool({ name: 'generate_stack', arguments: { ...request, files: ['docker-compose.yaml'] } }), 'VALIDATION_ERROR');
     assert.match(wrong.details.errors[0], /no file "docker-compose\.yaml" \(did you mean "docker-compose\.yml"\?\)/);
+    toolError(await client.callTool({ name: 'generate_stack', arguments: { ...request, format: 'tar', files: ['README.md'] } }), 'VALIDATION_ERROR');
     const mistyped = toolError(await client.callTool({ name: 'generate_stack', arguments: { ...request, files: 'README.md' } }), 'VALIDATION_ERROR');
     assert.deepEqual(mistyped.details.errors, ['files must be an array of strings']);
 
