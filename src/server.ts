@@ -2,40 +2,27 @@
 // rate limit → auth → body → handler → envelope. Routes only return data or throw ApiError.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import FindMyWay from 'find-my-way';
-import type { Config } from './config.js';
+import type { AppDeps } from './app-deps.js';
 import { ApiError } from './errors.js';
-import { ApiKeys } from './http/auth.js';
 import { ClientAborted, readJsonBody } from './http/body.js';
 import { guardConnections } from './http/connections.js';
 import { lingerAfterAnswer } from './http/lingering-close.js';
 import { sendCacheableEnvelope, sendData, sendEnvelope, sendError } from './http/envelope.js';
-import type { RateLimiter } from './http/rate-limit.js';
 import { catalogueRoutes } from './routes/catalogue-routes.js';
 import { writeRoutes } from './routes/write-routes.js';
 import { openApiRoute } from './routes/openapi.js';
 import type { Route } from './routes/types.js';
-import type { EngineSnapshot, LiveEngine } from './engine/live-engine.js';
+import type { EngineSnapshot } from './engine/live-engine.js';
 import { WorkQueue } from './http/work-queue.js';
 import { probeReply } from './http/probes.js';
+import { rateLimitedError } from './http/rate-limit.js';
 import { callerIdentity, TrustedProxies } from './http/client-address.js';
 import { MCP_PATH, mcpHandler } from './mcp/http.js';
 import { webPage } from './web/page.js';
-import { silentLogger, type Logger } from './observability/log.js';
+import { silentLogger } from './observability/log.js';
 import { createMetrics } from './observability/metrics.js';
 import { METRICS_PATH, metricsRoute } from './observability/metrics-route.js';
 import { requestObserver, type RequestRecord } from './observability/requests.js';
-
-export interface AppDeps {
-  config: Config;
-  /** the catalogue and generator in force; a hot reload swaps them between requests */
-  engine: LiveEngine;
-  keys: ApiKeys;
-  rateLimiter: RateLimiter;
-  version: string;
-  startedAt: number;
-  /** where the request log and errors go (none when omitted) */
-  log?: Logger;
-}
 
 /**
  * The request target as a URL. Appended to a fixed origin, so `//x` stays a path (not a host). A target in
@@ -177,7 +164,7 @@ export function createServer(deps: AppDeps): AppServer {
     for (const [name, value] of Object.entries(limit.headers)) res.setHeader(name, value);
     if (!limit.allowed) {
       req.resume();
-      throw new ApiError('RATE_LIMITED', `too many ${bucket} requests: at most ${limit.headers['X-RateLimit-Limit']} a window; try again in ${limit.retryAfterSeconds} s`);
+      throw rateLimitedError(bucket, limit);
     }
     if (refusedTarget || !url) {
       req.resume();

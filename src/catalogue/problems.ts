@@ -38,6 +38,27 @@ export const LOAD_RULES = {
 
 export type LoadRule = keyof typeof LOAD_RULES;
 
+/**
+ * The manifest fields (top-level keys) each rule reads to judge a plugin, where that is more than the
+ * field its problem points at. `stackwright lint` sets aside the fields that break the schema and
+ * checks the rest in the same round; a rule that reads a field set aside cannot be judged then.
+ */
+export const RULE_READS: Partial<Record<LoadRule, readonly string[]>> = {
+  'env.ref': ['environment', 'ports', 'requires'],
+  'env.scope': ['environment', 'requires'],
+  'database.server': ['databases', 'requires'],
+  'database.password': ['databases', 'environment'],
+  'image.binary': ['healthcheck', 'command', 'binaries', 'image', 'imageTag'],
+  'memory.limit': ['memoryLimitMB', 'minMemoryMB'],
+  'stop.stateful': ['volumes', 'stop'],
+  'docker.socket': ['hostMounts', 'hardening', 'dockerApi'],
+  'framework.first-run': ['firstRun', 'environment'],
+  'framework.default': ['default'],
+  'skill.missing': ['skills'],
+  'template.missing': ['files', 'config', 'configFiles', 'databaseServer'],
+  'template.compile': ['files', 'config', 'configFiles', 'databaseServer'],
+};
+
 export interface Problem {
   severity: 'error' | 'warning';
   /** path relative to the catalogue root, e.g. plugins/services/qdrant/service.yaml */

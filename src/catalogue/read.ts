@@ -28,7 +28,8 @@ export interface RawCatalogue {
   unloaded: Map<string, string>;
 }
 
-const ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** A plugin id: its folder's name, and its Compose service name. */
+export const PLUGIN_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Where each kind lives and which schema checks it. */
 export const FOLDER_KINDS = [
@@ -149,7 +150,7 @@ class ReadContext {
   }
 
   checkId(id: string, file: string): boolean {
-    if (ID.test(id)) return true;
+    if (PLUGIN_ID.test(id)) return true;
     this.problem(file, '', 'id.invalid', `"${id}" is not a valid id: use 1 to 63 lower-case letters, digits and dashes, starting with a letter or digit`);
     return false;
   }

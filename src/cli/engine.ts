@@ -2,14 +2,17 @@
 // and the API's own generate function, so the CLI writes the bytes the API would send.
 import { readConfig, type Config } from '../config.js';
 import { CatalogueLoadError, loadCatalogueOrThrow } from '../catalogue/load.js';
+import type { Catalogue } from '../catalogue/types.js';
 import { Generator, type Bundle } from '../engine/generate.js';
 import { ApiError } from '../errors.js';
 import { WorkQueue } from '../http/work-queue.js';
 import { generateStack } from '../routes/write-routes.js';
+import { UsageError } from './output.js';
 
 export class CliFailure extends Error {}
 
-export function loadGenerator(env: NodeJS.ProcessEnv = process.env): { config: Config; generator: Generator } {
+/** The settings and the catalogue the service would load, or a CliFailure saying what is wrong. */
+export function loadCliCatalogue(env: NodeJS.ProcessEnv = process.env): { config: Config; catalogue: Catalogue } {
   let config: Config;
   try {
     config = readConfig(env);
@@ -17,23 +20,38 @@ export function loadGenerator(env: NodeJS.ProcessEnv = process.env): { config: C
     throw new CliFailure(`configuration error: ${(e as Error).message}`);
   }
   try {
-    const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
-    return { config, generator: new Generator(catalogue, config.templatesDir, 0, 0) };
+    return { config, catalogue: loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir }) };
   } catch (e) {
     if (e instanceof CatalogueLoadError) throw new CliFailure(`${e.message}\n(the catalogue in ${config.pluginsDir}; stackwright lint lists the same)`);
     throw e;
   }
 }
 
-/** The bundle (and its tar when format is tar) of a request body, or a CliFailure listing what to fix. */
-export async function generateBundle(generator: Generator, body: unknown): Promise<{ bundle: Bundle; tar?: Buffer }> {
+export function loadGenerator(env: NodeJS.ProcessEnv = process.env): { config: Config; generator: Generator } {
+  const { config, catalogue } = loadCliCatalogue(env);
+  return { config, generator: new Generator(catalogue, config.templatesDir, 0, 0) };
+}
+
+export interface RefusalOptions {
+  /** a refused value is a wrong command line (exit 2), not a failed command (exit 1) */
+  valuesAreArguments?: boolean;
+  /** rewrites a problem sentence in the user's terms (flags rather than API fields) */
+  describe?: (line: string) => string;
+}
+
+/** The bundle (and its tar when format is tar) of a request body, or an error listing what to fix. */
+export async function generateBundle(generator: Generator, body: unknown, refusal: RefusalOptions = {}): Promise<{ bundle: Bundle; tar?: Buffer }> {
   try {
     return await generateStack(generator, new WorkQueue(1, 1), body);
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    const lines = [`${e.code}: ${e.message}`];
+    const describe = refusal.describe ?? ((line: string) => line);
     const errors = (e.details?.errors ?? []) as string[];
-    for (const line of errors) lines.push(`  - ${line}`);
+    if (e.code === 'VALIDATION_ERROR' && refusal.valuesAreArguments) {
+      throw new UsageError(errors.length === 1 ? describe(errors[0]) : `${errors.length} problems:\n${errors.map((line) => `  - ${describe(line)}`).join('\n')}`, { showUsage: false });
+    }
+    const lines = [`${e.code}: ${describe(e.message)}`];
+    for (const line of errors) lines.push(`  - ${describe(line)}`);
     throw new CliFailure(lines.join('\n'));
   }
 }

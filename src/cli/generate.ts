@@ -2,8 +2,11 @@
 // .tar.gz. The request is checked and rendered by the API's own code, so the files are byte-identical.
 import fs from 'node:fs';
 import path from 'node:path';
+import { resolve } from '../engine/resolve.js';
+import { parseStackRequest } from '../routes/request.js';
 import { writeBundle } from './bundle-dir.js';
 import { CliFailure, generateBundle, loadGenerator } from './engine.js';
+import { flagWording, warningWording } from './flags.js';
 import { UsageError, type Output } from './output.js';
 
 export interface GenerateOptions {
@@ -27,8 +30,11 @@ export interface GenerateOptions {
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 
-/** The request body: the file's fields, then the flags over them. */
-export function requestBody(opts: GenerateOptions, readStdin: () => string = () => fs.readFileSync(0, 'utf8')): Record<string, unknown> {
+/** A .tar.gz name: --tar writes a gzip-compressed tar, and a name that says otherwise misleads. */
+const TAR_NAME = /\.(tar\.gz|tgz)$/i;
+
+/** The request body (the file's fields, then the flags over them), and which fields came from the file. */
+function requestWithOrigins(opts: GenerateOptions, readStdin: () => string = () => fs.readFileSync(0, 'utf8')): { body: Record<string, unknown>; fromFile: Set<string> } {
   let body: Record<string, unknown> = {};
   if (opts.request !== undefined) {
     const text = opts.request === '-' ? readStdin() : readFile(opts.request);
@@ -39,7 +45,12 @@ export function requestBody(opts: GenerateOptions, readStdin: () => string = () 
     }
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new UsageError(`${opts.request} must hold a JSON object (a generate request)`);
   }
-  const set = (field: string, value: unknown) => { if (value !== undefined) body[field] = value; };
+  const fromFile = new Set(Object.keys(body));
+  const set = (field: string, value: unknown) => {
+    if (value === undefined) return;
+    body[field] = value;
+    fromFile.delete(field);
+  };
   set('name', opts.name);
   set('preset', opts.preset);
   set('services', opts.services === undefined ? undefined : list(opts.services));
@@ -50,12 +61,15 @@ export function requestBody(opts: GenerateOptions, readStdin: () => string = () 
   set('companionFrameworks', opts.companions === undefined ? undefined : list(opts.companions));
   set('deploymentType', opts.deployment);
   set('platform', opts.platform);
-  if (opts.gpu) body.gpu = true;
-  if (opts['no-hardening']) body.hardened = false;
+  if (opts.gpu) set('gpu', true);
+  if (opts['no-hardening']) set('hardened', false);
   if (opts.out !== undefined && opts.tar !== undefined) throw new UsageError('give --out or --tar, not both');
+  if (opts.tar !== undefined && !TAR_NAME.test(opts.tar)) {
+    throw new UsageError(`--tar writes a gzip-compressed tar archive: give a file name ending in .tar.gz or .tgz (got "${opts.tar}")`);
+  }
   // the format follows where the files go; a request file's own format field is overruled
   body.format = opts.tar !== undefined ? 'tar' : 'json';
-  return body;
+  return { body, fromFile };
 }
 
 function readFile(file: string): string {
@@ -67,9 +81,15 @@ function readFile(file: string): string {
 }
 
 export async function runGenerate(opts: GenerateOptions, io: Output): Promise<number> {
-  const body = requestBody(opts);
+  const { body, fromFile } = requestWithOrigins(opts);
   const { generator } = loadGenerator();
-  const { bundle, tar } = await generateBundle(generator, body);
+  // a refused value is a wrong command line (exit 2), worded in the flags the user typed
+  const { bundle, tar } = await generateBundle(generator, body, { valuesAreArguments: true, describe: flagWording(body, fromFile, opts.request === '-' ? 'the request on standard input' : opts.request) });
+  // what the API's validate would warn about (a GPU the stack needs or cannot use, a platform an image
+  // lacks, a preset overriding services): the request passed every check, so it resolves cleanly
+  for (const w of resolve(generator.catalogue, parseStackRequest('generate', body).request).warnings) {
+    io.err(`${io.errStyle.yellow('warning:')} ${w.code}: ${warningWording(w.message)}`);
+  }
   if (tar) {
     const target = path.resolve(opts.tar!);
     fs.writeFileSync(target, tar);
@@ -82,7 +102,8 @@ export async function runGenerate(opts: GenerateOptions, io: Output): Promise<nu
   }
   writeBundle(dir, bundle.files);
   io.out(`${io.style.green('wrote')} ${Object.keys(bundle.files).length} files to ${dir}`);
-  io.out(`  ${bundle.summary.services} services, ${bundle.summary.skills} skill packs, proxy ${bundle.summary.proxy}, about ${bundle.summary.estimatedMemoryMB} MB`);
+  io.out(`  ${bundle.summary.services} services, ${bundle.summary.skills} skill packs, proxy ${bundle.summary.proxy}`);
+  io.out(`  memory: needs about ${bundle.summary.estimatedMemoryMB} MB (the parts' minimums), at most ${bundle.summary.memoryLimitMB} MB (their limits)`);
   io.out(`  next: cd ${path.relative(process.cwd(), dir) || '.'} && scripts/start.sh`);
   return 0;
 }

@@ -2,10 +2,12 @@
 // `stackwright`: the command line onto the same engine as the HTTP API (docs/cli.md).
 // Exit codes: 0 done, 1 problems found or the work failed, 2 a wrong command line.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { didYouMean } from '../catalogue/problems.js';
 import { STACKWRIGHT_VERSION } from '../version.js';
 import { CliFailure } from './engine.js';
 import { runGenerate, type GenerateOptions } from './generate.js';
 import { lintFolders, parseLintFormat, printLint } from './lint.js';
+import { LIST_KINDS, runList, type ListOptions } from './list.js';
 import { EXIT, terminalOutput, UsageError, type Output } from './output.js';
 import { runUpgrade, type UpgradeOptions } from './upgrade.js';
 import { readConfig } from '../config.js';
@@ -18,6 +20,7 @@ Commands:
   serve                      start the HTTP service (settings from the environment, as npm start)
   lint [folder...]           check plugin folders as they would join the catalogue (no folder: the
                              whole catalogue); --format text|json|github
+  list <kind> [filters]      the catalogue offline: presets, services, skills, frameworks, proxies
   generate [options]         generate a stack offline, the same files the API gives
   upgrade <stack-dir>        regenerate a stack with the current catalogue, keeping your edits;
                              --dry-run, --force, --rollback
@@ -37,11 +40,22 @@ Starts the HTTP service on HOST:PORT (default 127.0.0.1:8080) with the settings 
 Checks plugin folders (a folder holding service.yaml, framework.yaml, proxy.yaml or skill-pack.yaml)
 as they would join the catalogue in STACK_PLUGINS_DIR: the schema, then every cross-reference and
 plugin rule. Without a folder, checks the whole catalogue the service would load.
-Each problem names its file, JSON pointer and rule id (docs/errors.md lists the rules).
+Each problem names its file, JSON pointer and rule id (docs/errors.md lists the rules). A schema error
+does not hide the folder's other problems: one run lists every problem that can be judged.
   --format text      one line a problem (default; colour on a terminal)
   --format json      one JSON document: { ok, errors[], warnings[], summary }
   --format github    GitHub Actions annotations (::error file=...)
 Exit codes: 0 no errors (warnings allowed), 1 errors, 2 a wrong command line.`,
+  list: `Usage: stackwright list ${LIST_KINDS.join('|')} [filters] [--format text|json]
+
+Lists the catalogue in STACK_PLUGINS_DIR offline, as the API does (GET /api/v1/services, /skills,
+/presets, /frameworks, /proxies). Filters combine:
+  services     --category <id>  --tag <tag>  --maturity stable|beta|experimental  --text <words>
+  skills       --service <id> (packs that need or can use it)  --text <words>
+  presets      --text <words>
+--text keeps the entries holding every word (id, name, tags or skills, description), best match first.
+  --format text      one line an entry (default)
+  --format json      the API's data ({ total, services } and so on)`,
   generate: `Usage: stackwright generate [--request file.json|-] [options] [--out dir | --tar file.tar.gz]
 
 Generates a stack offline with the catalogue in STACK_PLUGINS_DIR: the same request checks and the same
@@ -60,8 +74,10 @@ bytes as POST /api/v1/generate. Flags override fields of the request file.
   --gpu                  give GPU-capable services the GPU
   --no-hardening         leave out cap_drop/no-new-privileges (hardened: false)
   --out <dir>            write the files there (default: ./<name>); refuses a non-empty folder without --force
-  --tar <file>           write the .tar.gz instead
-  --force                write into a folder that is not empty`,
+  --tar <file>           write the .tar.gz instead (the name ends in .tar.gz or .tgz)
+  --force                write into a folder that is not empty
+A value the request checks refuse exits 2, naming the flag; warnings (a GPU a service needs, a platform
+an image lacks) go to standard error.`,
   upgrade: `Usage: stackwright upgrade <stack-dir> [--dry-run] [--force] | --rollback
 
 Regenerates the stack in <stack-dir> from its stackwright.json with the current catalogue and prints a
@@ -83,6 +99,7 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   serve: {},
   mcp: {},
   lint: { format: { type: 'string' } },
+  list: { category: { type: 'string' }, tag: { type: 'string' }, maturity: { type: 'string' }, text: { type: 'string' }, service: { type: 'string' }, format: { type: 'string' } },
   generate: {
     request: { type: 'string' }, name: { type: 'string' }, preset: { type: 'string' }, services: { type: 'string' }, skills: { type: 'string' },
     proxy: { type: 'string' }, domain: { type: 'string' }, framework: { type: 'string' }, companions: { type: 'string' },
@@ -91,6 +108,22 @@ const OPTIONS: Record<string, ParseArgsConfig['options']> = {
   },
   upgrade: { 'dry-run': { type: 'boolean' }, force: { type: 'boolean' }, rollback: { type: 'boolean' } },
 };
+
+/**
+ * Refuses an option the command does not have, in our words (Node's parseArgs message suggests `--`
+ * positionals and does not balance its quotes), with the nearest option when one is close.
+ */
+function checkOptionNames(command: string, args: string[]): void {
+  const known = Object.keys(OPTIONS[command] ?? {}).map((name) => `--${name}`);
+  for (const arg of args) {
+    if (arg === '--') return;
+    if (!arg.startsWith('-') || arg === '-') continue;
+    const name = arg.split('=', 1)[0];
+    if (known.includes(name)) continue;
+    const options = known.length ? `the options of ${command} are ${known.join(', ')}` : `${command} takes no options`;
+    throw new UsageError(`unknown option ${name}${didYouMean(name, known)}: ${options}`);
+  }
+}
 
 export async function runCli(argv: string[], io: Output = terminalOutput()): Promise<number> {
   const [command, ...rest] = argv;
@@ -112,6 +145,7 @@ export async function runCli(argv: string[], io: Output = terminalOutput()): Pro
     return EXIT.ok;
   }
   try {
+    checkOptionNames(command, rest);
     const parsed = parseArgs({ args: rest, options: OPTIONS[command], allowPositionals: true, strict: true });
     const { positionals } = parsed;
     const values = parsed.values as Record<string, string | boolean | undefined>;
@@ -135,6 +169,9 @@ export async function runCli(argv: string[], io: Output = terminalOutput()): Pro
         const config = readConfig();
         return printLint(lintFolders(positionals, { plugins: config.pluginsDir, catalogue: config.catalogueDir }), format, io);
       }
+      case 'list':
+        if (positionals.length > 1) throw new UsageError(`list takes one kind (got ${positionals.map((p) => `"${p}"`).join(', ')})`);
+        return runList(positionals[0], values as ListOptions, io);
       case 'generate':
         if (positionals.length) throw new UsageError(`generate takes no positional arguments (got "${positionals[0]}"); use --services a,b`);
         return await runGenerate(values as GenerateOptions, io);
@@ -144,7 +181,8 @@ export async function runCli(argv: string[], io: Output = terminalOutput()): Pro
     }
   } catch (e) {
     if (e instanceof UsageError || (e as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) {
-      io.err(`${io.errStyle.red('error:')} ${(e as Error).message}\n\n${COMMAND_HELP[command]}`);
+      const usage = e instanceof UsageError && !e.showUsage ? `(stackwright help ${command} lists the options)` : `\n${COMMAND_HELP[command]}`;
+      io.err(`${io.errStyle.red('error:')} ${(e as Error).message}\n${usage}`);
       return EXIT.usage;
     }
     if (e instanceof CliFailure) {

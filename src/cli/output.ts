@@ -28,8 +28,14 @@ export function terminalOutput(stdout: Writable = process.stdout, stderr: Writab
   };
 }
 
-/** A wrong command line: printed with the command's usage, exit code 2. */
-export class UsageError extends Error {}
+/** A wrong command line: printed with the command's usage (or a pointer to it), exit code 2. */
+export class UsageError extends Error {
+  readonly showUsage: boolean;
+  constructor(message: string, options: { showUsage?: boolean } = {}) {
+    super(message);
+    this.showUsage = options.showUsage ?? true;
+  }
+}
 
 /** Exit codes of every command (docs/cli.md). */
 export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;

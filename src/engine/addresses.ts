@@ -1,7 +1,8 @@
 // Where a stack member is reached from, for a reader in a container or on the host (bare-metal natives).
 // The framework config files, the <PREFIX>_URL variables frameworks receive and the native env files
 // all take addresses from here, so skills see the same URL wherever they run.
-import { urlVariable, type StackMember, type StackModel } from './model.js';
+import type { StackMember, StackModel } from './model.js';
+import { urlVariable } from './env-names.js';
 
 export type Viewer = 'container' | 'native';
 

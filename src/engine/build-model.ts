@@ -7,9 +7,9 @@ import { envPrefix } from './escape.js';
 import type { Resolution } from './resolve.js';
 import { SOCKET_PROXY_IMAGE, SOCKET_PROXY_MEMORY_MB, SOCKET_PROXY_SERVICE, SOCKET_PROXY_TAG } from './socket-proxy.js';
 import {
-  BIND_VARIABLE, envApplies, envKey, imageRef, imageVariable, LOG_VARIABLES, memoryVariable, skillTokens, NATIVE_BIND_VARIABLE, portVariable, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE,
-  type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
+  BIND_VARIABLE, envApplies, envKey, imageRef, LOG_VARIABLES, skillTokens, NATIVE_BIND_VARIABLE, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
 } from './model.js';
+import { imageVariable, memoryVariable, portVariable } from './env-names.js';
 
 export function buildModel(resolution: Resolution, options: StackOptions): StackModel {
   const members = placeMembers(resolution, options);

@@ -78,7 +78,7 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     primary: { id: resolution.primary.id, name: resolution.primary.manifest.name },
     companions: resolution.companions.map((c) => ({ id: c.id, name: c.manifest.name })),
     serviceCount: resolution.services.length,
-    memory: resolution.estimatedMemoryMB,
+    memory: { needed: resolution.estimatedMemoryMB, limit: resolution.memoryLimitMB },
     members: model.members.map((m) => ({
       id: m.plugin.id,
       role: m.role ? `${m.role} ${ROLE[m.plugin.kind]}` : ROLE[m.plugin.kind],

@@ -26,7 +26,7 @@ export interface Bundle {
   name: string;
   /** relative path → content, keys sorted */
   files: Record<string, string>;
-  summary: { services: number; skills: number; proxy: string; estimatedMemoryMB: number };
+  summary: { services: number; skills: number; proxy: string; estimatedMemoryMB: number; memoryLimitMB: number };
 }
 
 /** Fields of a generate request in a fixed order: equal keys mean byte-identical bundles. */
@@ -118,6 +118,7 @@ export class Generator {
       skills: resolution.skillPacks.length,
       proxy: resolution.proxy?.id ?? 'none',
       estimatedMemoryMB: resolution.estimatedMemoryMB,
+      memoryLimitMB: resolution.memoryLimitMB,
     }, files);
   }
 

@@ -112,22 +112,8 @@ export function envKey(pluginId: string, spec: EnvSpec): string {
 /** The .env variable holding the address service host ports listen on (the proxy listens everywhere). */
 export const BIND_VARIABLE = 'STACK_BIND_ADDRESS';
 
-/** The .env variable holding a plugin's image (image:tag), so one service can move without editing compose. */
-export function imageVariable(pluginId: string): string {
-  return `${envPrefix(pluginId)}_IMAGE`;
-}
-
-/** The .env variable holding a plugin's memory limit (e.g. 512m). */
-export function memoryVariable(pluginId: string): string {
-  return `${envPrefix(pluginId)}_MEMORY`;
-}
-
 /** Log rotation for every container, set once in .env. */
 export const LOG_VARIABLES = { driver: 'STACK_LOG_DRIVER', maxSize: 'STACK_LOG_MAX_SIZE', maxFile: 'STACK_LOG_MAX_FILE' } as const;
-
-export function portVariable(pluginId: string, container: number, protocol: 'tcp' | 'udp'): string {
-  return `${envPrefix(pluginId)}_PORT_${container}${protocol === 'udp' ? '_UDP' : ''}`;
-}
 
 /** .env keys of a plugin's client credentials: what frameworks whose skills use it receive. */
 export function clientKeys(plugin: ContainerPlugin): string[] {
@@ -137,11 +123,6 @@ export function clientKeys(plugin: ContainerPlugin): string[] {
 /** The same with whether each is a generated secret (compose insists on those) or a value the user may leave empty. */
 export function clientVariables(plugin: ContainerPlugin): { key: string; secret: boolean }[] {
   return (plugin.manifest.environment ?? []).filter((e) => e.client && !e.shared).map((e) => ({ key: envKey(plugin.id, e), secret: Boolean(e.secret) }));
-}
-
-/** The variable holding a service's address as a framework reaches it (skills use it). */
-export function urlVariable(pluginId: string): string {
-  return `${envPrefix(pluginId)}_URL`;
 }
 
 /** Proxy basic-auth credentials in .env (the user, and the password start.sh generates). */

@@ -5,7 +5,8 @@ import { addressOf } from './addresses.js';
 import type { ServicePlugin } from '../catalogue/types.js';
 import { databaseUrl, substituteRefs, type ValueView } from './compose.js';
 import { psQuote, shellQuote } from './escape.js';
-import { envApplies, envKey, frameworkCredentials, NATIVE_BIND_VARIABLE, urlVariable, type StackMember, type StackModel } from './model.js';
+import { envApplies, envKey, frameworkCredentials, NATIVE_BIND_VARIABLE, type StackMember, type StackModel } from './model.js';
+import { urlVariable } from './env-names.js';
 
 export type ValuePart = { text: string } | { variable: string; fallback?: string };
 export interface NativeVariable { name: string; parts: ValuePart[] }

@@ -33,7 +33,10 @@ export interface Resolution {
   /** framework ids and service ids, dependency first: frameworks' requirements, frameworks, then the rest */
   resolvedServices: string[];
   resolvedSkills: string[];
+  /** what the stack needs: the sum of every part's own minimum (minMemoryMB), as the spec's estimate */
   estimatedMemoryMB: number;
+  /** the worst case: the sum of the memory limits the compose file sets (memoryLimitMB) */
+  memoryLimitMB: number;
 }
 
 export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolution {
@@ -147,9 +150,13 @@ export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolu
     ...frameworks.map((f) => f.id),
     ...ordered.slice(frameworkDepsCount).map((s) => s.id),
   ];
-  // the memory limits the compose file sets: the estimate is what the stack may take at most
-  const estimatedMemoryMB = [...containers, ...(proxy ? [proxy] : [])].reduce((sum, c) => sum + c.manifest.memoryLimitMB, 0)
-    + (containers.some((c) => c.manifest.dockerApi) ? SOCKET_PROXY_MEMORY_MB : 0);
+  // two figures a person can tell apart: what the parts need (their minimums: the estimate the spec
+  // names) and what they may take at most (the limits the compose file sets). The socket proxy has no
+  // manifest; its small limit counts in both.
+  const parts = [...containers, ...(proxy ? [proxy] : [])];
+  const socketProxy = containers.some((c) => c.manifest.dockerApi) ? SOCKET_PROXY_MEMORY_MB : 0;
+  const estimatedMemoryMB = parts.reduce((sum, c) => sum + c.manifest.minMemoryMB, 0) + socketProxy;
+  const memoryLimitMB = parts.reduce((sum, c) => sum + c.manifest.memoryLimitMB, 0) + socketProxy;
 
   return {
     errors,
@@ -163,6 +170,7 @@ export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolu
     resolvedServices,
     resolvedSkills: skillPacks.map((p) => p.id),
     estimatedMemoryMB,
+    memoryLimitMB,
   };
 }
 

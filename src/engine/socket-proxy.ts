@@ -4,7 +4,7 @@
 // at it. The proxy is tecnativa/docker-socket-proxy: HAProxy in front of the socket, one environment
 // switch per API section, POST (any write) off unless asked for.
 import type { ContainerPlugin } from '../catalogue/types.js';
-import { imageVariable, memoryVariable } from './model.js';
+import { imageVariable, memoryVariable } from './env-names.js';
 
 export const SOCKET_PROXY_SERVICE = 'docker-socket-proxy';
 export const SOCKET_PROXY_NETWORK = 'docker-api';

@@ -2,6 +2,7 @@
 // clock, counted per API key or per client address. The counters sit behind RateLimitStore so one
 // process can count in memory and many can share Redis (rate-limit-redis.ts).
 import type { RateLimitConfig } from '../config.js';
+import { ApiError } from '../errors.js';
 
 export const BUCKETS = ['read', 'write', 'generate'] as const;
 export type BucketName = (typeof BUCKETS)[number];
@@ -20,6 +21,15 @@ export interface RateLimitDecision {
   allowed: boolean;
   headers: Record<string, string>;
   retryAfterSeconds: number;
+}
+
+/**
+ * The refusal of a request over a spent bucket: what was spent and in how many seconds to try again.
+ * `withDetails` adds both as data (an MCP tool result, which has no Retry-After header to carry them).
+ */
+export function rateLimitedError(bucket: BucketName, decision: RateLimitDecision, withDetails = false): ApiError {
+  return new ApiError('RATE_LIMITED', `too many ${bucket} requests: at most ${decision.headers['X-RateLimit-Limit']} a window; try again in ${decision.retryAfterSeconds} s`,
+    withDetails ? { details: { bucket, retryAfterSeconds: decision.retryAfterSeconds } } : {});
 }
 
 export class RateLimiter {

@@ -6,9 +6,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { callerIdentity, type TrustedProxies } from '../http/client-address.js';
-import type { BucketName } from '../http/rate-limit.js';
+import { rateLimitedError, type BucketName } from '../http/rate-limit.js';
 import type { WorkQueue } from '../http/work-queue.js';
-import type { AppDeps } from '../server.js';
+import type { AppDeps } from '../app-deps.js';
 import type { McpEngine } from './tools.js';
 
 export const MCP_PATH = '/mcp';
@@ -24,12 +24,11 @@ export function mcpHandler(deps: AppDeps, generations: WorkQueue, trusted: Trust
     get version() { return deps.version; },
   };
 
-  const take = async (bucket: BucketName, identity: string, res: ServerResponse) => {
+  /** Spends a token of the bucket (the headers set either way); the refusal when it is spent. */
+  const take = async (bucket: BucketName, identity: string, res: ServerResponse, forToolResult = false): Promise<ApiError | undefined> => {
     const limit = await deps.rateLimiter.take(bucket, identity);
     for (const [name, value] of Object.entries(limit.headers)) res.setHeader(name, value);
-    if (!limit.allowed) {
-      throw new ApiError('RATE_LIMITED', `too many ${bucket} requests: at most ${limit.headers['X-RateLimit-Limit']} a window; try again in ${limit.retryAfterSeconds} s`);
-    }
+    return limit.allowed ? undefined : rateLimitedError(bucket, limit, forToolResult);
   };
 
   // the SDK (with zod and Hono's Node adapter) is loaded at the first /mcp request, not at every start:
@@ -42,7 +41,8 @@ export function mcpHandler(deps: AppDeps, generations: WorkQueue, trusted: Trust
     const identity = callerIdentity(req, key.keyId, trusted);
     if (!key.keyId || req.method !== 'POST') {
       req.resume();
-      await take('read', identity, res);
+      const refused = await take('read', identity, res);
+      if (refused) throw refused;
       if (!key.keyId) {
         throw new ApiError('UNAUTHORIZED', key.presented
           ? 'the API key is not valid: send Authorization: Bearer <key> with a key set in STACK_API_KEY'
@@ -59,13 +59,19 @@ export function mcpHandler(deps: AppDeps, generations: WorkQueue, trusted: Trust
     const body = await readJsonBody(req, deps.config.bodyLimitBytes);
     const messages = Array.isArray(body) ? body : [body];
     if (messages.length > MAX_BATCH) throw new ApiError('VALIDATION_ERROR', `a batch holds at most ${MAX_BATCH} messages`, { details: { errors: [`${messages.length} messages sent`] } });
+    // a tool call over a spent bucket is answered as a tool result the agent reads (RATE_LIMITED, with
+    // the seconds to wait); any other message over a spent bucket is the API's 429
+    const refusals = new Map<string | number, ApiError>();
     for (const m of messages) {
-      const message = m as { method?: unknown; params?: { name?: unknown } } | null;
-      await take(message?.method === 'tools/call' ? toolBucket(message.params?.name) : 'read', identity, res);
+      const message = m as { method?: unknown; id?: unknown; params?: { name?: unknown } } | null;
+      const toolCall = message?.method === 'tools/call' && (typeof message.id === 'string' || typeof message.id === 'number');
+      const refused = await take(toolCall ? toolBucket(message!.params?.name) : 'read', identity, res, toolCall);
+      if (refused && !toolCall) throw refused;
+      if (refused) refusals.set(message!.id as string | number, refused);
     }
 
     res.setHeader('Cache-Control', 'no-store');
-    const server = createMcpServer(engine);
+    const server = createMcpServer(engine, refusals);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

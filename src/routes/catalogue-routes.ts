@@ -59,7 +59,7 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
     }),
     read('/api/v1/skills', { summary: 'Skill packs', response: 'skillPackList', operationId: 'listSkillPacks' }, () => ({ envelope: skills })),
     read('/api/v1/presets', { summary: 'Presets (list form)', response: 'presetList', operationId: 'listPresets' }, () => ({ envelope: presets })),
-    read('/api/v1/presets/:name', { summary: 'One preset (detail form, with a memory estimate)', response: 'presetDetail', operationId: 'getPreset' }, ({ params }) => {
+    read('/api/v1/presets/:name', { summary: 'One preset (detail form, with what it needs in memory and its worst case)', response: 'presetDetail', operationId: 'getPreset' }, ({ params }) => {
       const detail = presetDetails.get(params.name!);
       if (!detail) throw new ApiError('NOT_FOUND', `preset "${params.name}" does not exist${didYouMean(params.name!, presetDetails.keys())}`);
       return { envelope: detail };

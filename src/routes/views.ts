@@ -63,6 +63,7 @@ export function presetDetailView(catalogue: Catalogue, p: PresetPlugin) {
       return { id, name: pack.manifest.name, skillCount: pack.manifest.skills.length };
     }),
     estimatedMemoryMB: resolution.estimatedMemoryMB,
+    memoryLimitMB: resolution.memoryLimitMB,
   };
 }
 

@@ -14,7 +14,7 @@ export function writeRoutes({ generator, generations }: { generator: Generator; 
   return [
     {
       method: 'POST', path: '/api/v1/validate', bucket: 'write', auth: true,
-      doc: { summary: 'Resolve and check a selection without generating files', requestBody: 'ValidateRequest', response: 'validation', operationId: 'validateStack', description: 'Resolves the selection (preset, services with their requirements, skill packs, frameworks, proxy) and reports warnings, the resolved services and skill packs and a memory estimate, without generating files. Conflicts are warnings here and 409 on generate.' },
+      doc: { summary: 'Resolve and check a selection without generating files', requestBody: 'ValidateRequest', response: 'validation', operationId: 'validateStack', description: 'Resolves the selection (preset, services with their requirements, skill packs, frameworks, proxy) and reports warnings, the resolved services and skill packs and two memory figures (estimatedMemoryMB: what the stack needs, the sum of the minimums of its parts; memoryLimitMB: the worst case, the sum of the limits of its containers), without generating files. Conflicts are warnings here and 409 on generate.' },
       handle: ({ body }) => ({ data: validateStack(generator, body) }),
     },
     {
@@ -47,6 +47,7 @@ export function validateStack(generator: Generator, body: unknown) {
     resolvedServices: r.resolvedServices,
     resolvedSkills: r.resolvedSkills,
     estimatedMemoryMB: r.estimatedMemoryMB,
+    memoryLimitMB: r.memoryLimitMB,
   };
 }
 

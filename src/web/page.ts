@@ -8,7 +8,7 @@ import path from 'node:path';
 import { REPO_ROOT } from '../config.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { ApiError } from '../errors.js';
-import type { AppDeps } from '../server.js';
+import type { AppDeps } from '../app-deps.js';
 import { loadWebAssets } from './assets.js';
 
 export const WEB_DIR = path.join(REPO_ROOT, 'web');

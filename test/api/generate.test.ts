@@ -11,7 +11,7 @@ before(async () => { server = await startServer(); });
 after(() => server.close());
 
 const generate = (body: unknown) => server.post('/api/v1/generate', body);
-type Bundle = { name: string; files: Record<string, string>; summary: { services: number; skills: number; proxy: string; estimatedMemoryMB: number } };
+type Bundle = { name: string; files: Record<string, string>; summary: { services: number; skills: number; proxy: string; estimatedMemoryMB: number; memoryLimitMB: number } };
 
 describe('format json', () => {
   test('holds the files the spec lists and a summary', async () => {
@@ -24,8 +24,12 @@ describe('format json', () => {
     assert.ok(!Object.keys(bundle.files).some((f) => f.startsWith('native/') || f === 'install.sh'), 'no bare-metal files for docker');
     const validated = await okData(await server.post('/api/v1/validate', { preset: 'research-assistant', proxy: 'caddy' }));
     assert.deepEqual(bundle.summary, {
-      services: validated.resolvedServices.length, skills: validated.resolvedSkills.length, proxy: 'caddy', estimatedMemoryMB: validated.estimatedMemoryMB,
+      services: validated.resolvedServices.length, skills: validated.resolvedSkills.length, proxy: 'caddy',
+      estimatedMemoryMB: validated.estimatedMemoryMB, memoryLimitMB: validated.memoryLimitMB,
     });
+    // the README names both figures, each with what it means
+    assert.match(bundle.files['README.md'], new RegExp(`Memory needed: about \\*\\*${validated.estimatedMemoryMB} MB\\*\\* \\(the sum of each part's minimum`));
+    assert.match(bundle.files['README.md'], new RegExp(`Memory limit: at most \\*\\*${validated.memoryLimitMB} MB\\*\\* \\(the sum of each part's memory limit`));
     assert.deepEqual(Object.keys(bundle.files), Object.keys(bundle.files).sort(), 'files in a stable order');
   });
 

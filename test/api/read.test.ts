@@ -109,22 +109,27 @@ describe('GET /api/v1/presets', () => {
     }
   });
 
-  test('shows one preset in the detail form with a memory estimate', async () => {
+  test('shows one preset in the detail form with what it needs in memory and its worst case', async () => {
     const list = (await okData(await server.get('/api/v1/presets'))).presets;
     for (const p of list) {
       const data = await okData(await server.get(`/api/v1/presets/${p.id}`));
-      assert.deepEqual(Object.keys(data), ['id', 'name', 'description', 'services', 'skills', 'estimatedMemoryMB']);
+      assert.deepEqual(Object.keys(data), ['id', 'name', 'description', 'services', 'skills', 'estimatedMemoryMB', 'memoryLimitMB']);
       assert.deepEqual(data.services.map((s: { id: string }) => s.id), p.services);
       for (const s of data.services) assert.deepEqual(Object.keys(s), ['id', 'name', 'category']);
       for (const s of data.skills) {
         assert.deepEqual(Object.keys(s), ['id', 'name', 'skillCount']);
         assert.ok(Number.isInteger(s.skillCount) && s.skillCount > 0);
       }
-      // at least the framework plus every listed service
+      // what the preset needs and its worst case: the same figures validate gives for it
+      const validated = await okData(await server.post('/api/v1/validate', { preset: p.id }));
+      assert.equal(data.estimatedMemoryMB, validated.estimatedMemoryMB, p.id);
+      assert.equal(data.memoryLimitMB, validated.memoryLimitMB, p.id);
+      // at least the framework plus every listed service's minimum, and below the limits
       const catalogue = shippedCatalogue();
       const floor = catalogue.frameworks.get(catalogue.defaultFramework)!.manifest.minMemoryMB
         + p.services.reduce((sum: number, id: string) => sum + catalogue.services.get(id)!.manifest.minMemoryMB, 0);
       assert.ok(data.estimatedMemoryMB >= floor, `${p.id}: ${data.estimatedMemoryMB} < ${floor}`);
+      assert.ok(data.estimatedMemoryMB < data.memoryLimitMB, p.id);
     }
   });
 

@@ -12,7 +12,7 @@ const validate = (body: unknown) => server.post('/api/v1/validate', body);
 describe('valid selections', () => {
   test('returns the spec shape; resolvedServices holds the framework, requirements and the request', async () => {
     const data = await okData(await validate({ services: ['n8n'], skills: ['workflow-automation'] }));
-    assert.deepEqual(Object.keys(data), ['valid', 'warnings', 'resolvedServices', 'resolvedSkills', 'estimatedMemoryMB']);
+    assert.deepEqual(Object.keys(data), ['valid', 'warnings', 'resolvedServices', 'resolvedSkills', 'estimatedMemoryMB', 'memoryLimitMB']);
     assert.equal(data.valid, true);
     assert.deepEqual(data.warnings, []);
     assert.deepEqual(data.resolvedSkills, ['workflow-automation']);
@@ -20,9 +20,12 @@ describe('valid selections', () => {
     // dependency first: postgresql (required by n8n) before n8n
     assert.ok(data.resolvedServices.indexOf('postgresql') < data.resolvedServices.indexOf('n8n'));
     const c = shippedCatalogue();
-    // the estimate is the memory limits the compose file sets
-    assert.equal(data.estimatedMemoryMB, c.frameworks.get('openclaw')!.manifest.memoryLimitMB
-      + ['n8n', 'postgresql'].reduce((sum, id) => sum + c.services.get(id)!.manifest.memoryLimitMB, 0));
+    // the estimate is what the parts need (their minimums); memoryLimitMB the limits the compose file sets
+    const sum = (field: 'minMemoryMB' | 'memoryLimitMB') => c.frameworks.get('openclaw')!.manifest[field]
+      + ['n8n', 'postgresql'].reduce((total, id) => total + c.services.get(id)!.manifest[field], 0);
+    assert.equal(data.estimatedMemoryMB, sum('minMemoryMB'));
+    assert.equal(data.memoryLimitMB, sum('memoryLimitMB'));
+    assert.ok(data.estimatedMemoryMB < data.memoryLimitMB);
   });
 
   test('an empty body is valid: the primary framework and its requirements only', async () => {
@@ -40,8 +43,10 @@ describe('valid selections', () => {
     const data = await okData(await validate({ primaryFramework: 'nanobot', companionFrameworks: ['codex', 'claude-code'], proxy: 'caddy' }));
     assert.deepEqual(data.resolvedServices, ['nanobot', 'codex', 'claude-code']);
     const c = shippedCatalogue();
-    assert.equal(data.estimatedMemoryMB, bare.estimatedMemoryMB + c.frameworks.get('codex')!.manifest.memoryLimitMB
-      + c.frameworks.get('claude-code')!.manifest.memoryLimitMB + c.proxies.get('caddy')!.manifest.memoryLimitMB);
+    for (const [figure, field] of [['estimatedMemoryMB', 'minMemoryMB'], ['memoryLimitMB', 'memoryLimitMB']] as const) {
+      assert.equal(data[figure], bare[figure] + c.frameworks.get('codex')!.manifest[field]
+        + c.frameworks.get('claude-code')!.manifest[field] + c.proxies.get('caddy')!.manifest[field], figure);
+    }
   });
 
   test('the order of the request does not change the answer', async () => {

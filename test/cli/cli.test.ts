@@ -1,6 +1,7 @@
-// The `stackwright` command line as a user runs it (a real process): help and exit codes, lint of a
-// dropped-in folder in every format, offline generate byte-identical to the API, and upgrade keeping
-// the user's edits, .env values and override file, with a rollback.
+// The `stackwright` command line as a user runs it (a real process): help and exit codes as docs/cli.md
+// states them, messages in the flags the user typed, lint of a dropped-in folder in every format (every
+// problem in one round), the catalogue listed offline as the API lists it, offline generate
+// byte-identical to the API, and upgrade keeping the user's edits, .env values and override file.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -8,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { REPO_ROOT } from '../../src/config.js';
-import { KEY, startServer, type TestServer } from '../support/server.js';
+import { KEY, shippedCatalogue, startServer, type TestServer } from '../support/server.js';
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
@@ -50,7 +51,13 @@ describe('stackwright help and usage', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--format must be one of text, json, github \(got "xml"\)/);
     assert.equal((await cli(['frobnicate'])).code, 2);
-    assert.equal((await cli(['generate', '--nme', 'x'])).code, 2);
+    const typo = await cli(['generate', '--nme', 'x']);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /^error: unknown option --nme \(did you mean "--name"\?\): the options of generate are --request, --name, /);
+    const firstLine = typo.stderr.split('\n')[0];
+    assert.equal((firstLine.match(/"/g) ?? []).length % 2, 0, 'quotes balance');
+    assert.equal((firstLine.match(/'/g) ?? []).length % 2, 0, 'quotes balance');
+    assert.match((await cli(['serve', '--port', '1'])).stderr, /unknown option --port: serve takes no options/);
   });
 });
 
@@ -64,6 +71,12 @@ describe('stackwright lint <folder>', () => {
     const broken = path.join(root, 'broken', 'service.yaml');
     fs.writeFileSync(broken, fs.readFileSync(broken, 'utf8').replace('category: vector-db', 'category: vectordb').replace(/^requires: .*$/m, '') + 'requires: [postgress]\n');
     fs.mkdirSync(path.join(root, 'empty'));
+    // a folder named with a leading dot, with a problem of its own
+    fs.cpSync(path.join(root, 'broken'), path.join(root, '.hidden'), { recursive: true });
+    // a schema error beside problems the rules find: all in one round
+    fs.cpSync(path.join(REPO_ROOT, 'plugins/services/qdrant'), path.join(root, 'schema-and-more'), { recursive: true });
+    const more = path.join(root, 'schema-and-more', 'service.yaml');
+    fs.writeFileSync(more, fs.readFileSync(more, 'utf8').replace('category: vector-db', 'category: vectordb').replace(/^minMemoryMB: .*$/m, 'minMemoryMB: lots').replace(/^requires: .*$/m, '') + 'requires: [postgress]\n');
   });
 
   test('a clean folder: exit 0, in text and json', async () => {
@@ -88,6 +101,30 @@ describe('stackwright lint <folder>', () => {
     const github = await cli(['lint', 'broken', '--format', 'github'], {}, root);
     assert.equal(github.code, 1);
     assert.match(github.stdout, /^::error file=broken\/service\.yaml,title=category\.unknown::\/category: /m);
+  });
+
+  test('a folder named with a leading dot is checked, and its name reported', async () => {
+    const run = await cli(['lint', '.hidden', '--format', 'json'], {}, root);
+    assert.equal(run.code, 1);
+    const rules = (JSON.parse(run.stdout).errors as { file: string; rule: string; message: string }[]).map((e) => `${e.file} ${e.rule}`);
+    assert.ok(rules.includes('.hidden id.invalid'), rules.join('\n'));
+    assert.ok(rules.includes('.hidden/service.yaml category.unknown'), rules.join('\n'));
+    assert.match(JSON.parse(run.stdout).errors[0].message, /starts with a dot: the service skips such folders/);
+  });
+
+  test('a schema error does not hide the folder\'s other problems', async () => {
+    const run = await cli(['lint', 'schema-and-more', '--format', 'json'], {}, root);
+    assert.equal(run.code, 1);
+    const errors = (JSON.parse(run.stdout).errors as { file: string; pointer: string; rule: string }[]).map((e) => `${e.pointer} ${e.rule}`).sort();
+    assert.deepEqual(errors, ['/category category.unknown', '/minMemoryMB schema', '/requires/0 ref.unknown']);
+  });
+
+  test('a folder that does not exist, or a file, is named as such', async () => {
+    const run = await cli(['lint', 'nowhere', 'my-vectors/service.yaml'], {}, root);
+    assert.equal(run.code, 1);
+    assert.match(run.stdout, /^nowhere {2}\/ {2}file\.unreadable {2}nowhere does not exist/m);
+    assert.match(run.stdout, /^my-vectors\/service\.yaml {2}\/ {2}file\.unreadable {2}.* is a file, not a folder/m);
+    assert.doesNotMatch(run.stdout, /no plugin manifest here/);
   });
 
   test('without folders it checks the whole catalogue', async () => {
@@ -131,10 +168,103 @@ describe('stackwright generate', () => {
     assert.ok(fs.readFileSync(target).equals(apiTar));
   });
 
-  test('a request the API refuses is refused the same way, with what to fix', async () => {
-    const run = await cli(['generate', '--name', 'x', '--services', 'postgress', '--out', path.join(tmp(), 'x')]);
-    assert.equal(run.code, 1);
-    assert.match(run.stderr, /VALIDATION_ERROR: .*\n {2}- .*unknown service "postgress" \(did you mean "postgresql"\?\)/);
+  test('a value the request checks refuse is a wrong command line (exit 2), named by its flag', async () => {
+    const out = path.join(tmp(), 'x');
+    const service = await cli(['generate', '--name', 'x', '--services', 'postgress', '--out', out]);
+    assert.equal(service.code, 2);
+    assert.match(service.stderr, /^error: --services: unknown service "postgress" \(did you mean "postgresql"\?\)\n\(stackwright help generate lists the options\)/);
+    const deployment = await cli(['generate', '--name', 'x', '--deployment', 'kubernetes', '--out', out]);
+    assert.equal(deployment.code, 2);
+    assert.match(deployment.stderr, /--deployment must be one of: "docker", "bare-metal" \(got "kubernetes"\)/);
+    const proxy = await cli(['generate', '--name', 'x', '--proxy', 'apache', '--out', out]);
+    assert.equal(proxy.code, 2);
+    assert.match(proxy.stderr, /--proxy: unknown proxy "apache"/);
+    const several = await cli(['generate', '--framework', 'nope', '--companions', 'codex,codex', '--out', out]);
+    assert.equal(several.code, 2);
+    assert.match(several.stderr, /3 problems:\n {2}- --name is required\n/);
+    assert.match(several.stderr, /--framework: unknown framework "nope"/);
+    assert.match(several.stderr, /--companions: companion framework "codex" is listed twice/);
+    const platform = await cli(['generate', '--name', 'x', '--platform', 'linux/s390x', '--out', out]);
+    assert.match(platform.stderr, /--platform must be one of: "linux\/amd64", "linux\/arm64" \(got "linux\/s390x"\)/);
+    for (const run of [service, deployment, proxy, several, platform]) assert.doesNotMatch(run.stderr, /the body|deploymentType|primaryFramework|VALIDATION_ERROR/, 'the API\'s words stay out');
+    assert.ok(!fs.existsSync(out), 'nothing written');
+    // a field from the request file keeps its name, after the file's
+    const file = path.join(tmp(), 'request.json');
+    fs.writeFileSync(file, JSON.stringify({ name: 'x', deploymentType: 'kubernetes' }));
+    const fromFile = await cli(['generate', '--request', file, '--out', out]);
+    assert.equal(fromFile.code, 2);
+    assert.match(fromFile.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: deploymentType must be one of`));
+    // a selection that is valid but cannot be generated is a failure (exit 1), not a wrong command line
+    const conflict = await cli(['generate', '--name', 'x', '--services', 'redis,valkey', '--out', out]);
+    assert.equal(conflict.code, 1);
+    assert.match(conflict.stderr, /CONFLICT: /);
+  });
+
+  test('--tar refuses a name that is not .tar.gz or .tgz', async () => {
+    const dir = tmp();
+    const run = await cli(['generate', '--name', 'x', '--tar', path.join(dir, 'out.zip')]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--tar writes a gzip-compressed tar archive: give a file name ending in \.tar\.gz or \.tgz \(got ".*out\.zip"\)/);
+    assert.deepEqual(fs.readdirSync(dir), []);
+    assert.equal((await cli(['generate', '--name', 'x', '--tar', path.join(dir, 'x.tgz')])).code, 0);
+  });
+
+  test('resolver warnings go to standard error, in flag terms', async () => {
+    const gpuService = [...shippedCatalogue().services.values()].find((s) => s.manifest.gpu === 'required')!.id;
+    const needs = await cli(['generate', '--name', 'g', '--services', gpuService, '--out', path.join(tmp(), 'g')]);
+    assert.equal(needs.code, 0, needs.stderr);
+    assert.match(needs.stderr, new RegExp(`^warning: GPU_REQUIRED: service "${gpuService}" needs a GPU: add --gpu`, 'm'));
+    assert.doesNotMatch(needs.stdout, /GPU_REQUIRED/);
+    const unused = await cli(['generate', '--name', 'g', '--services', 'redis', '--gpu', '--out', path.join(tmp(), 'g')]);
+    assert.match(unused.stderr, /^warning: GPU_UNUSED: --gpu is given but no selected service can use a GPU/m);
+    assert.match(unused.stdout, /memory: needs about \d+ MB \(the parts' minimums\), at most \d+ MB \(their limits\)/);
+  });
+});
+
+describe('stackwright list', () => {
+  let server: TestServer;
+  before(async () => { server = await startServer(); });
+  after(async () => { await server.close(); });
+  const api = async (p: string) => ((await (await server.get(p)).json()) as { data: unknown }).data;
+  const json = async (args: string[]) => {
+    const run = await cli(['list', ...args, '--format', 'json']);
+    assert.equal(run.code, 0, run.stderr);
+    return JSON.parse(run.stdout);
+  };
+
+  test('--format json prints what the API lists, with the API\'s filters', async () => {
+    assert.deepEqual(await json(['services']), await api('/api/v1/services'));
+    assert.deepEqual(await json(['services', '--category', 'vector-db', '--maturity', 'stable']), await api('/api/v1/services?category=vector-db&maturity=stable'));
+    assert.deepEqual(await json(['skills']), await api('/api/v1/skills'));
+    assert.deepEqual(await json(['presets']), await api('/api/v1/presets'));
+    assert.deepEqual(await json(['frameworks']), await api('/api/v1/frameworks'));
+    assert.deepEqual(await json(['proxies']), await api('/api/v1/proxies'));
+    const forQdrant = await json(['skills', '--service', 'qdrant']);
+    assert.ok(forQdrant.total > 0 && forQdrant.skillPacks.every((p: { requiredServices: string[]; optionalServices: string[] }) => [...p.requiredServices, ...p.optionalServices].includes('qdrant')));
+  });
+
+  test('text: one line an entry, search ranked', async () => {
+    const run = await cli(['list', 'services', '--text', 'postgres']);
+    assert.equal(run.code, 0);
+    assert.match(run.stdout.split('\n')[0], /^postgresql +PostgreSQL \(database, stable, \d+ MB: /);
+    assert.match(run.stdout, /^\d+ services$/m);
+    assert.match((await cli(['list', 'proxies'])).stdout, /^caddy +Caddy \(/m);
+  });
+
+  test('a wrong kind, filter or value exits 2 and says what to use', async () => {
+    const kind = await cli(['list', 'servics']);
+    assert.equal(kind.code, 2);
+    assert.match(kind.stderr, /cannot list "servics" \(did you mean "services"\?\)/);
+    const filter = await cli(['list', 'presets', '--tag', 'x']);
+    assert.equal(filter.code, 2);
+    assert.match(filter.stderr, /--tag does not filter presets: its filters are --text/);
+    const service = await cli(['list', 'skills', '--service', 'qdrnt']);
+    assert.equal(service.code, 2);
+    assert.match(service.stderr, /--service: unknown service "qdrnt" \(did you mean "qdrant"\?\)/);
+    const category = await cli(['list', 'services', '--category', 'vectr-db']);
+    assert.equal(category.code, 2);
+    assert.match(category.stderr, /--category: unknown category "vectr-db" \(did you mean "vector-db"\?\)/);
+    assert.equal((await cli(['list'])).code, 2);
   });
 });
 

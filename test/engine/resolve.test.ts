@@ -27,9 +27,10 @@ describe('resolve', () => {
     assert.ok(codes.includes('PLATFORM_UNSUPPORTED'));
   });
 
-  test('memory is the sum of the memory limits: the framework plus every resolved service (and the proxy)', () => {
+  test('memory: what the stack needs (the minimums) and its worst case (the limits), framework and every resolved service', () => {
     const r = resolve(catalogue, { services: ['beta'] });
-    assert.equal(r.estimatedMemoryMB, 128 * 3);
+    assert.equal(r.estimatedMemoryMB, 64 * 3);
+    assert.equal(r.memoryLimitMB, 128 * 3);
   });
 
   test('collects every error at once', () => {

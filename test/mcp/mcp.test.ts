@@ -1,13 +1,15 @@
 // The MCP door, through the SDK's own Client over Streamable HTTP (/mcp on the real server) and over
-// stdio (a child process): the tools, their errors, byte-identity with the HTTP API, auth and limits.
+// stdio (a child process): the tools, their errors, byte-identity with the HTTP API, auth and limits,
+// paging over both transports, and every default answer under 16 KB over the real catalogue.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { REPO_ROOT } from '../../src/config.js';
-import { apiError, KEY, okData, startServer, type TestServer } from '../support/server.js';
+import { apiError, KEY, okData, shippedCatalogue, startServer, type TestServer } from '../support/server.js';
 
 const TOOL_NAMES = ['explain_error', 'generate_stack', 'get_service', 'list_categories', 'list_frameworks_and_proxies', 'list_presets', 'list_services', 'list_skill_packs', 'validate_stack'];
 
@@ -25,12 +27,40 @@ function structured(result: Result): any {
   return result.structuredContent;
 }
 
+/** A result that is not an error (returned whole, to be measured). */
+function structuredResult(result: Result): Result {
+  structured(result);
+  return result;
+}
+
 function toolError(result: Result, code: string): { code: string; message: string; details?: any } {
   assert.equal(result.isError, true, `expected a tool error, got ${JSON.stringify(result).slice(0, 300)}`);
   const error = (result.structuredContent as any).error;
   assert.equal(error.code, code);
   assert.match((result.content as Content[])[0].text!, new RegExp(`^${code}: `));
   return error;
+}
+
+/** What an agent's context must hold at most for one default answer. */
+const ANSWER_BUDGET = 16 * 1024;
+const bytesOf = (result: unknown) => Buffer.byteLength(JSON.stringify(result));
+
+/** Every entry of a paged list tool, page by page (checking each page's total and cursor). */
+async function allPages(c: Client, name: string, key: string, args: Record<string, unknown> = {}): Promise<{ total: number; entries: any[]; pages: number }> {
+  const entries: any[] = [];
+  let cursor: string | undefined;
+  let total = -1;
+  let pages = 0;
+  do {
+    const data = structured(await c.callTool({ name, arguments: { ...args, ...(cursor ? { cursor } : {}) } }));
+    if (total < 0) total = data.total;
+    assert.equal(data.total, total, 'the total is the same on every page');
+    entries.push(...data[key]);
+    cursor = data.nextCursor;
+    pages++;
+    assert.ok(pages <= 100, 'paging ends');
+  } while (cursor);
+  return { total, entries, pages };
 }
 
 let server: TestServer;
@@ -66,17 +96,45 @@ describe('MCP over Streamable HTTP', () => {
     assert.equal(tools.find((t) => t.name === 'list_services')!.annotations?.readOnlyHint, true);
   });
 
-  test('list_services equals GET /api/v1/services, filtered and searched', async () => {
-    const all = structured(await client.callTool({ name: 'list_services', arguments: {} }));
+  test('list_services: compact entries by default, the API records with detail, pages that add up to GET /api/v1/services', async () => {
     const http = await okData(await server.get('/api/v1/services'));
-    assert.deepEqual(all, http);
-    const vector = structured(await client.callTool({ name: 'list_services', arguments: { tag: 'vector-db' } }));
-    assert.deepEqual(vector, await okData(await server.get('/api/v1/services?tag=vector-db')));
-    const searched = structured(await client.callTool({ name: 'list_services', arguments: { text: 'qdrant' } }));
-    assert.ok(searched.services.some((s: { id: string }) => s.id === 'qdrant'));
-    assert.ok(searched.total < all.total);
+    const first = structured(await client.callTool({ name: 'list_services', arguments: {} }));
+    assert.equal(first.total, http.total);
+    assert.equal(first.services.length, 25, 'a page of 25 by default');
+    assert.ok(first.nextCursor);
+    for (const s of first.services) {
+      assert.deepEqual(Object.keys(s), ['id', 'name', 'category', 'description']);
+      assert.ok(!s.description.includes('\n') && s.description.length <= 140, `${s.id}: one line`);
+    }
+    const { entries, pages } = await allPages(client, 'list_services', 'services', { detail: true, limit: 100 });
+    assert.equal(pages, Math.ceil(http.total / 100));
+    assert.deepEqual(entries, http.services, 'every page together is the API list, in its order');
+
+    const vector = await allPages(client, 'list_services', 'services', { tag: 'vector-db', limit: 3 });
+    assert.deepEqual(vector.entries.map((s) => s.id), (await okData(await server.get('/api/v1/services?tag=vector-db'))).services.map((s: { id: string }) => s.id));
     const error = toolError(await client.callTool({ name: 'list_services', arguments: { category: 'vectr-db', maturity: 'gold' } }), 'VALIDATION_ERROR');
     assert.equal(error.details.errors.length, 2);
+  });
+
+  test('list_services text search ranks the best match first', async () => {
+    const postgres = structured(await client.callTool({ name: 'list_services', arguments: { text: 'postgres', limit: 3 } }));
+    assert.equal(postgres.services[0].id, 'postgresql');
+    assert.ok(postgres.total > 1 && postgres.total < shippedCatalogue().services.size);
+    const qdrant = structured(await client.callTool({ name: 'list_services', arguments: { text: 'qdrant' } }));
+    assert.equal(qdrant.services[0].id, 'qdrant');
+    assert.equal(structured(await client.callTool({ name: 'list_services', arguments: { text: 'no-such-word-anywhere' } })).total, 0);
+  });
+
+  test('a cursor is refused when it is not ours, or belongs to other filters', async () => {
+    const page = structured(await client.callTool({ name: 'list_services', arguments: { maturity: 'stable', limit: 2 } }));
+    const forged = toolError(await client.callTool({ name: 'list_services', arguments: { cursor: 'not-a-cursor' } }), 'VALIDATION_ERROR');
+    assert.match(forged.details.errors[0], /cursor is not one this server gave/);
+    const other = toolError(await client.callTool({ name: 'list_services', arguments: { maturity: 'beta', cursor: page.nextCursor } }), 'VALIDATION_ERROR');
+    assert.match(other.details.errors[0], /cursor belongs to other filters/);
+    const skills = toolError(await client.callTool({ name: 'list_skill_packs', arguments: { cursor: page.nextCursor } }), 'VALIDATION_ERROR');
+    assert.match(skills.details.errors[0], /cursor belongs to other filters/);
+    const limit = toolError(await client.callTool({ name: 'list_services', arguments: { limit: 0, detail: 'yes' } }), 'VALIDATION_ERROR');
+    assert.deepEqual(limit.details.errors, ['limit must be from 1 to 100 (got 0)', 'detail must be true or false']);
   });
 
   test('get_service, list_categories, list_skill_packs, list_presets, list_frameworks_and_proxies', async () => {
@@ -89,21 +147,39 @@ describe('MCP over Streamable HTTP', () => {
 
     const categories = structured(await client.callTool({ name: 'list_categories', arguments: {} }));
     assert.ok(categories.categories.length > 10);
+    assert.deepEqual(Object.keys(categories.categories[0]), ['id', 'name', 'services']);
     assert.equal(categories.categories.reduce((n: number, c: { services: number }) => n + c.services, 0), (await okData(await server.get('/api/v1/services'))).total);
+    assert.ok(structured(await client.callTool({ name: 'list_categories', arguments: { detail: true } })).categories.every((c: { description?: string }) => c.description));
 
-    const packs = structured(await client.callTool({ name: 'list_skill_packs', arguments: {} }));
-    assert.deepEqual(packs, await okData(await server.get('/api/v1/skills')));
+    const httpPacks = await okData(await server.get('/api/v1/skills'));
+    const packs = await allPages(client, 'list_skill_packs', 'skillPacks', { detail: true });
+    assert.deepEqual({ total: packs.total, skillPacks: packs.entries }, httpPacks);
+    const compactPack = structured(await client.callTool({ name: 'list_skill_packs', arguments: { limit: 1 } })).skillPacks[0];
+    assert.deepEqual(Object.keys(compactPack), ['id', 'name', 'description', 'requiredServices']);
     const forQdrant = structured(await client.callTool({ name: 'list_skill_packs', arguments: { service: 'qdrant' } }));
-    assert.ok(forQdrant.skillPacks.length > 0 && forQdrant.skillPacks.length < packs.skillPacks.length);
+    assert.ok(forQdrant.skillPacks.length > 0 && forQdrant.total < httpPacks.total);
+    const nope = toolError(await client.callTool({ name: 'list_skill_packs', arguments: { service: 'nope' } }), 'NOT_FOUND');
+    assert.match(nope.message, /^service "nope" does not exist/);
+    assert.match(toolError(await client.callTool({ name: 'list_skill_packs', arguments: { service: 'qdrnt' } }), 'NOT_FOUND').message, /did you mean "qdrant"/);
 
-    assert.deepEqual(structured(await client.callTool({ name: 'list_presets', arguments: {} })), await okData(await server.get('/api/v1/presets')));
-    assert.deepEqual(structured(await client.callTool({ name: 'list_presets', arguments: { id: 'local-ai' } })), await okData(await server.get('/api/v1/presets/local-ai')));
+    const httpPresets = await okData(await server.get('/api/v1/presets'));
+    const presets = await allPages(client, 'list_presets', 'presets', { detail: true, limit: 7 });
+    assert.deepEqual(presets.entries, httpPresets.presets);
+    const compactPreset = structured(await client.callTool({ name: 'list_presets', arguments: { text: 'research' } })).presets[0];
+    assert.deepEqual(compactPreset, { id: 'research-assistant', name: compactPreset.name, description: compactPreset.description });
+    const detail = structured(await client.callTool({ name: 'list_presets', arguments: { id: 'local-ai' } }));
+    assert.deepEqual(detail, await okData(await server.get('/api/v1/presets/local-ai')));
+    assert.ok(detail.estimatedMemoryMB < detail.memoryLimitMB, 'what it needs, and the worst case above it');
     toolError(await client.callTool({ name: 'list_presets', arguments: { id: 'nope' } }), 'NOT_FOUND');
+    toolError(await client.callTool({ name: 'list_presets', arguments: { id: 'local-ai', limit: 2 } }), 'VALIDATION_ERROR');
 
-    const fp = structured(await client.callTool({ name: 'list_frameworks_and_proxies', arguments: {} }));
+    const fp = structured(await client.callTool({ name: 'list_frameworks_and_proxies', arguments: { detail: true } }));
     assert.deepEqual(fp.frameworks, (await okData(await server.get('/api/v1/frameworks'))).frameworks);
     assert.deepEqual(fp.proxies, (await okData(await server.get('/api/v1/proxies'))).proxies);
     assert.equal(fp.defaultFramework, 'openclaw');
+    const compact = structured(await client.callTool({ name: 'list_frameworks_and_proxies', arguments: {} }));
+    assert.deepEqual(compact.frameworks.map((f: { id: string }) => f.id), fp.frameworks.map((f: { id: string }) => f.id));
+    assert.deepEqual(Object.keys(compact.proxies[0]), ['id', 'name', 'description']);
   });
 
   test('validate_stack answers as POST /api/v1/validate, warnings included', async () => {
@@ -124,20 +200,36 @@ describe('MCP over Streamable HTTP', () => {
     assert.deepEqual(conflict.details.conflicts, [{ services: ['redis', 'valkey'] }]);
   });
 
-  test('generate_stack returns the files byte-identical to POST /api/v1/generate, and the same tar', async () => {
+  test('generate_stack lists the files with sizes and sha256, and sends the content asked for byte-identical to the API, or the same tar', async () => {
     const request = { name: 'mcp-stack', preset: 'research-assistant', proxy: 'caddy', domain: 'agents.example.com' };
-    const result = await client.callTool({ name: 'generate_stack', arguments: request });
     const bundle = await okData(await server.post('/api/v1/generate', request));
-    const content = result.content as Content[];
-    assert.equal(content[0].type, 'text');
-    const resources = content.filter((c) => c.type === 'resource').map((c) => c.resource!);
+    const listed = await client.callTool({ name: 'generate_stack', arguments: request });
+    const data = structured(listed);
+    assert.deepEqual(data.summary, bundle.summary);
+    assert.deepEqual(data.files, Object.entries(bundle.files as Record<string, string>).map(([file, text]) => ({
+      path: file, bytes: Buffer.byteLength(text), sha256: crypto.createHash('sha256').update(text).digest('hex'),
+    })));
+    const content = listed.content as Content[];
+    assert.deepEqual(content.map((c) => c.type), ['text'], 'no file content unless asked for');
+    assert.match(content[0].text!, /needs about \d+ MB \(the parts' minimums\), at most \d+ MB \(their limits\)/);
+    assert.match(content[0].text!, /^docker-compose\.yml \d+$/m);
+
+    const two = (await client.callTool({ name: 'generate_stack', arguments: { ...request, files: ['README.md', 'docker-compose.yml'] } })).content as Content[];
+    assert.deepEqual(two.filter((c) => c.type === 'resource').map((c) => [c.resource!.uri, c.resource!.mimeType]),
+      [['stackwright://stacks/mcp-stack/README.md', 'text/markdown'], ['stackwright://stacks/mcp-stack/docker-compose.yml', 'application/yaml']]);
+
+    const all = await client.callTool({ name: 'generate_stack', arguments: { ...request, files: ['*'] } });
+    const resources = (all.content as Content[]).filter((c) => c.type === 'resource').map((c) => c.resource!);
     assert.deepEqual(resources.map((r) => r.uri), Object.keys(bundle.files).map((f) => `stackwright://stacks/mcp-stack/${f}`));
     for (const r of resources) {
       const file = r.uri.slice('stackwright://stacks/mcp-stack/'.length);
       assert.ok(Buffer.from(r.text!).equals(Buffer.from(bundle.files[file])), `${file} is byte-identical`);
     }
-    assert.deepEqual(structured(result).files, Object.keys(bundle.files));
-    assert.deepEqual(structured(result).summary, bundle.summary);
+    const wrong = toolError(await client.callTool({ name: 'generate_stack', arguments: { ...request, files: ['docker-compose.yaml'] } }), 'VALIDATION_ERROR');
+    assert.match(wrong.details.errors[0], /no file "docker-compose\.yaml" \(did you mean "docker-compose\.yml"\?\)/);
+    toolError(await client.callTool({ name: 'generate_stack', arguments: { ...request, format: 'tar', files: ['README.md'] } }), 'VALIDATION_ERROR');
+    const mistyped = toolError(await client.callTool({ name: 'generate_stack', arguments: { ...request, files: 'README.md' } }), 'VALIDATION_ERROR');
+    assert.deepEqual(mistyped.details.errors, ['files must be an array of strings']);
 
     const tarResult = await client.callTool({ name: 'generate_stack', arguments: { ...request, format: 'tar' } });
     const blob = (tarResult.content as Content[]).find((c) => c.type === 'resource')!.resource!;
@@ -145,6 +237,24 @@ describe('MCP over Streamable HTTP', () => {
     assert.equal(blob.uri, 'stackwright://stacks/mcp-stack.tar.gz');
     const tar = Buffer.from(await (await server.post('/api/v1/generate', { ...request, format: 'tar' })).arrayBuffer());
     assert.ok(Buffer.from(blob.blob!, 'base64').equals(tar), 'the tar is byte-identical');
+  });
+
+  test('every default answer fits 16 KB, over the real catalogue (generate: its largest preset, bare-metal, behind a proxy)', async () => {
+    const catalogue = shippedCatalogue();
+    const largest = [...catalogue.presets.values()].sort((a, b) => b.manifest.services.length - a.manifest.services.length)[0];
+    const calls: [string, Record<string, unknown>][] = [
+      ['list_services', {}], ['get_service', { id: 'postgresql' }], ['list_categories', {}], ['list_skill_packs', {}], ['list_presets', {}],
+      ['list_presets', { id: largest.id }], ['list_frameworks_and_proxies', {}], ['validate_stack', { preset: largest.id, proxy: 'caddy' }],
+      ['generate_stack', { name: 'largest', preset: largest.id, proxy: 'caddy', domain: 'example.com', deploymentType: 'bare-metal' }],
+      ['explain_error', { code: 'CONFLICT' }],
+    ];
+    assert.deepEqual([...new Set(calls.map(([name]) => name))].sort(), TOOL_NAMES, 'every tool is measured');
+    const sizes: Record<string, number> = { 'tools/list': bytesOf(await client.listTools()) };
+    for (const [name, args] of calls) sizes[`${name} ${JSON.stringify(args)}`] = bytesOf(structuredResult(await client.callTool({ name, arguments: args })));
+    for (const [call, bytes] of Object.entries(sizes)) assert.ok(bytes < ANSWER_BUDGET, `${call}: ${bytes} bytes`);
+    // no pretty-printing: the text is compact JSON
+    const text = ((await client.callTool({ name: 'list_categories', arguments: {} })).content as Content[])[0].text!;
+    assert.ok(!text.includes('\n'), 'compact JSON');
   });
 
   test('explain_error explains error codes, warnings, loader rules and detail sentences', async () => {
@@ -158,8 +268,14 @@ describe('MCP over Streamable HTTP', () => {
     assert.equal(rule.kind, 'loader-rule');
     const sentence = structured(await client.callTool({ name: 'explain_error', arguments: { message: 'skill pack "rag-memory" needs service "qdrant": add it to services' } }));
     assert.match(sentence.messageAdvice[0], /Add "qdrant"/);
+    assert.equal(conflict.documentation.split('\n').length, 1, 'the row of the error table only');
+    assert.match(conflict.documentation, /^409 \| `CONFLICT`/);
+    assert.match(conflict.alsoAWarning.documentation, /^`CONFLICT` \| two selected services/);
     const unknown = toolError(await client.callTool({ name: 'explain_error', arguments: { code: 'CONFLICTT' } }), 'VALIDATION_ERROR');
     assert.match(unknown.details.errors[0], /did you mean "CONFLICT"/);
+    const listed = /codes: (.*)$/.exec(unknown.details.errors[0])![1].split(', ');
+    assert.equal(listed.filter((c) => c === 'CONFLICT').length, 1, 'each code listed once');
+    assert.equal(new Set(listed).size, listed.length);
     toolError(await client.callTool({ name: 'explain_error', arguments: {} }), 'VALIDATION_ERROR');
     toolError(await client.callTool({ name: 'no_such_tool', arguments: {} }), 'NOT_FOUND');
   });
@@ -190,18 +306,27 @@ describe('the /mcp endpoint', () => {
     }
   });
 
-  test('tool calls spend the buckets of the matching API operations', async () => {
-    const limited = await startServer({ STACK_RATE_LIMIT_GENERATE: '1', STACK_RATE_LIMIT_WRITE: '2' });
+  test('tool calls spend the buckets of the matching API operations; a spent bucket is a tool result saying when to retry', async () => {
+    const limited = await startServer({ STACK_RATE_LIMIT_GENERATE: '1', STACK_RATE_LIMIT_WRITE: '2', STACK_RATE_LIMIT_READ: '8' });
     const c = await httpClient(limited.url);
     try {
-      // one generate through the API spends the generate bucket, so the MCP call is refused
+      // one generate through the API spends the generate bucket, so the MCP call is refused, as a tool result
       await okData(await limited.post('/api/v1/generate', { name: 'one' }));
-      await assert.rejects(c.callTool({ name: 'generate_stack', arguments: { name: 'two' } }), /RATE_LIMITED/);
+      const refused = await c.callTool({ name: 'generate_stack', arguments: { name: 'two' } });
+      const error = toolError(refused, 'RATE_LIMITED');
+      assert.equal(error.details.bucket, 'generate');
+      assert.ok(Number.isInteger(error.details.retryAfterSeconds) && error.details.retryAfterSeconds >= 1);
+      assert.match(error.message, new RegExp(`try again in ${error.details.retryAfterSeconds} s`));
       structured(await c.callTool({ name: 'validate_stack', arguments: {} }));
       structured(await c.callTool({ name: 'validate_stack', arguments: {} }));
       await apiError(await limited.post('/api/v1/validate', {}), 429, 'RATE_LIMITED');
+      toolError(await c.callTool({ name: 'validate_stack', arguments: {} }), 'RATE_LIMITED');
       // reads are a separate bucket
       structured(await c.callTool({ name: 'list_presets', arguments: {} }));
+      // a message that is not a tool call has no tool result to carry the refusal: the API's 429
+      while ((await limited.get('/api/v1/presets', { Authorization: `Bearer ${KEY}` })).status !== 429);
+      await assert.rejects(c.listTools(), /429|RATE_LIMITED/);
+      toolError(await c.callTool({ name: 'list_presets', arguments: {} }), 'RATE_LIMITED');
     } finally {
       await c.close();
       await limited.close();
@@ -227,7 +352,16 @@ describe('MCP over stdio', () => {
       assert.deepEqual(structured(await stdio.callTool({ name: 'validate_stack', arguments: request })), await okData(await server.post('/api/v1/validate', request)));
       const error = toolError(await stdio.callTool({ name: 'validate_stack', arguments: { services: ['n8m'] } }), 'VALIDATION_ERROR');
       assert.match(error.details.errors[0], /did you mean "n8n"/);
-      const result = await stdio.callTool({ name: 'generate_stack', arguments: request });
+      // paging over stdio: the same pages as over HTTP
+      for (const [name, key] of [['list_services', 'services'], ['list_skill_packs', 'skillPacks'], ['list_presets', 'presets']] as const) {
+        const overStdio = await allPages(stdio, name, key, { limit: 20 });
+        const overHttp = await allPages(client, name, key, { limit: 20 });
+        assert.ok(overStdio.pages > 1 || overStdio.total <= 20, `${name} is paged`);
+        assert.deepEqual(overStdio, overHttp, name);
+        assert.equal(overStdio.entries.length, overStdio.total);
+        assert.equal(new Set(overStdio.entries.map((e: { id: string }) => e.id)).size, overStdio.total, `${name}: no entry twice`);
+      }
+      const result = await stdio.callTool({ name: 'generate_stack', arguments: { ...request, files: ['*'] } });
       const bundle = await okData(await server.post('/api/v1/generate', request));
       const files = Object.fromEntries((result.content as Content[]).filter((c) => c.type === 'resource')
         .map((c) => [c.resource!.uri.slice('stackwright://stacks/stdio-stack/'.length), c.resource!.text]));

@@ -9,7 +9,8 @@ import { readConfig } from '../../src/config.js';
 import { LiveEngine } from '../../src/engine/live-engine.js';
 import { ApiKeys } from '../../src/http/auth.js';
 import { MemoryRateLimitStore, RateLimiter } from '../../src/http/rate-limit.js';
-import { createServer, type AppDeps } from '../../src/server.js';
+import type { AppDeps } from '../../src/app-deps.js';
+import { createServer } from '../../src/server.js';
 import { writeCatalogue } from '../support/fixture.js';
 import { KEY, shippedCatalogue } from '../support/server.js';
 
@@ -27,7 +28,7 @@ test('the MCP tools and the page follow a reloaded catalogue', async () => {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = new Client({ name: 'reload-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${KEY}` } } }));
-  const presets = async () => ((await client.callTool({ name: 'list_presets', arguments: {} })).structuredContent as { presets: { id: string }[] }).presets.map((p) => p.id);
+  const presets = async () => ((await client.callTool({ name: 'list_presets', arguments: { limit: 100 } })).structuredContent as { presets: { id: string }[] }).presets.map((p) => p.id);
   const categories = async () => /data-categories="([^"]*)"/.exec(await (await fetch(`${url}/`)).text())![1].match(/&#34;id&#34;/g)!.length;
   try {
     assert.ok((await presets()).includes('local-ai'));
