@@ -11,7 +11,7 @@ import { buildCompose, COMPOSE_FILE } from './compose.js';
 import { FragmentCache } from './fragment-cache.js';
 import { PluginFileRenderer } from './plugin-files.js';
 import { resolve, type Resolution } from './resolve.js';
-import { provenance, PROVENANCE_FILE } from './provenance.js';
+import { fileHash, provenance, PROVENANCE_FILE } from './provenance.js';
 import { BundleShape } from './bundle-shape.js';
 import { lateValues, placeholdersVerbatim, withPlaceholders } from './late-binding.js';
 
@@ -36,7 +36,11 @@ export class Generator {
   /** Request shapes seen (late-binding.ts), by the request without its name and domain. */
   private readonly shapes: LRUCache<string, ShapeEntry> | undefined;
 
+  /** sha256 of plugin files by their content (the strings are mostly the fragment cache's own) */
+  private readonly contentHashes: LRUCache<string, string> | undefined;
+
   constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 16 * 1024 * 1024) {
+    this.contentHashes = cacheSize > 0 ? new LRUCache({ maxSize: 8 * 1024 * 1024, sizeCalculation: (_hash: string, content: string) => Math.max(1, content.length) }) : undefined;
     this.cache = new FragmentCache(cacheSize);
     this.bundles = cacheSize > 0 && bundleCacheBytes > 0
       ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: (b: Bundle) => Math.max(1, bundleSize(b)) })
@@ -119,14 +123,26 @@ export class Generator {
       hardened: request.hardened ?? true,
     });
     const files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)]]);
-    for (const [file, content] of this.pluginFiles.render(model)) files.set(file, content);
+    // plugin files mostly come from the fragment cache (and skills from the catalogue) as the same strings
+    // each time: their sha256 is remembered by content
+    const known = new Map<string, string>();
+    for (const [file, content] of this.pluginFiles.render(model)) {
+      files.set(file, content);
+      if (this.contentHashes) known.set(file, this.contentHash(content));
+    }
     for (const [file, content] of this.bundleTemplates.render(model)) files.set(file, content);
     return this.assemble(request, {
       services: resolution.resolvedServices.length,
       skills: resolution.skillPacks.length,
       proxy: resolution.proxy?.id ?? 'none',
       estimatedMemoryMB: resolution.estimatedMemoryMB,
-    }, files);
+    }, files, known);
+  }
+
+  private contentHash(content: string): string {
+    let hash = this.contentHashes!.get(content);
+    if (hash === undefined) this.contentHashes!.set(content, (hash = fileHash(content)));
+    return hash;
   }
 
   /** The frozen bundle: the files sorted by path, with the stack record (stackwright.json) of exactly these. */
