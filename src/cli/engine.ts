@@ -1,7 +1,9 @@
-// The engine as the CLI uses it: the catalogue the service would load (same settings, same loader),
+// The engine as the CLI uses it: the catalogue the service would load (same settings, same loader, the
+// same start-up snapshot),
 // and the API's own generate function, so the CLI writes the bytes the API would send.
 import { readConfig, type Config } from '../config.js';
-import { CatalogueLoadError, loadCatalogueOrThrow } from '../catalogue/load.js';
+import { CatalogueLoadError } from '../catalogue/load.js';
+import { loadCatalogueWithCache } from '../catalogue/snapshot-cache.js';
 import { Generator, type Bundle } from '../engine/generate.js';
 import { ApiError } from '../errors.js';
 import { WorkQueue } from '../http/work-queue.js';
@@ -16,13 +18,11 @@ export function loadGenerator(env: NodeJS.ProcessEnv = process.env): { config: C
   } catch (e) {
     throw new CliFailure(`configuration error: ${(e as Error).message}`);
   }
-  try {
-    const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
-    return { config, generator: new Generator(catalogue, config.templatesDir, 0, 0) };
-  } catch (e) {
-    if (e instanceof CatalogueLoadError) throw new CliFailure(`${e.message}\n(the catalogue in ${config.pluginsDir}; stackwright lint lists the same)`);
-    throw e;
-  }
+  // the server's start-up snapshot, used only while its key (a hash of every plugin and catalogue file)
+  // matches the files on disk: a changed plugin loads in full and rewrites it
+  const loaded = loadCatalogueWithCache({ plugins: config.pluginsDir, catalogue: config.catalogueDir }, config.catalogueCacheFile);
+  if (!loaded.catalogue) throw new CliFailure(`${new CatalogueLoadError(loaded.errors).message}\n(the catalogue in ${config.pluginsDir}; stackwright lint lists the same)`);
+  return { config, generator: new Generator(loaded.catalogue, config.templatesDir, 0, 0) };
 }
 
 /** The bundle (and its tar when format is tar) of a request body, or a CliFailure listing what to fix. */
