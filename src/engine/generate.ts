@@ -13,7 +13,7 @@ import { PluginFileRenderer } from './plugin-files.js';
 import { resolve, type Resolution } from './resolve.js';
 import { fileHash, provenance, PROVENANCE_FILE } from './provenance.js';
 import { BundleShape } from './bundle-shape.js';
-import { lateValues, placeholdersVerbatim, withPlaceholders } from './late-binding.js';
+import { lateValues, PLACEHOLDERS, placeholdersVerbatim, withPlaceholders } from './late-binding.js';
 
 export type { Bundle, GenerateRequest } from './bundle.js';
 
@@ -94,7 +94,7 @@ export class Generator {
     const rendered = this.render(placeholders, resolve(this.catalogue, placeholders));
     const paths = Object.keys(rendered.files);
     // file paths never hold a late-bound value; a template that put one there (or transformed it) is rendered per request
-    if (!placeholdersVerbatim(paths) || !placeholdersVerbatim(Object.values(rendered.files))) return null;
+    if (paths.some((f) => f.search(PLACEHOLDERS) >= 0) || !placeholdersVerbatim(paths) || !placeholdersVerbatim(Object.values(rendered.files))) return null;
     const shape = new BundleShape(rendered);
     const check = shape.bind(firstValues).entries;
     const same = check.length === Object.keys(first.files).length - 1 && check.every(([file, content]) => first.files[file] === content);
