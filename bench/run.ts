@@ -71,7 +71,7 @@ const rows: Row[] = [];
 /** The baseline: a fixed amount of work (JSON and sha256 over a fixed 160 KB document), its median in ms. */
 let baselineMs = 0;
 function record(figure: string, goal: string, measured: string, met?: boolean, medianMs?: number) {
-  rows.push({ figure, goal, measured, met, baseline: medianMs === undefined ? undefined : `${(medianMs / baselineMs).toFixed(2)}x`, load: loadAvg() });
+  rows.push({ figure, goal, measured, met, baseline: medianMs === undefined ? undefined : `${(medianMs / baselineMs).toPrecision(2)}x`, load: loadAvg() });
 }
 function printSummary() {
   console.log(`\nsummary (load average 1/5/15 min beside each figure; the baseline is ${ms(baselineMs)} of fixed work)`);
@@ -154,7 +154,7 @@ function inProcess(label: string, base: GenerateRequest, size: number, goalMs: n
     const cpu = stats(samples.map(([, c]) => c));
     figures[kind] = s;
     cpuFigures[kind] = cpu;
-    console.log(`  warm, ${kind.padEnd(18)} median ${ms(s.median)}, p99 ${ms(s.p99)} (n=${s.n}) = ${(s.median / baselineMs).toFixed(2)}x baseline; CPU time median ${ms(cpu.median)}, p99 ${ms(cpu.p99)}`);
+    console.log(`  warm, ${kind.padEnd(18)} median ${ms(s.median)}, p99 ${ms(s.p99)} (n=${s.n}) = ${(s.median / baselineMs).toPrecision(2)}x baseline; CPU time median ${ms(cpu.median)}, p99 ${ms(cpu.p99)}`);
   }
   const coldSamples = Array.from({ length: quick ? 10 : size > 100 ? 20 : 40 }, (_, i) => {
     const g = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
@@ -162,11 +162,11 @@ function inProcess(label: string, base: GenerateRequest, size: number, goalMs: n
     return time(() => g.generate(r));
   });
   const cold = stats(coldSamples);
-  console.log(`  cold (new generator, empty caches): median ${ms(cold.median)}, p99 ${ms(cold.p99)} (n=${cold.n}) = ${(cold.median / baselineMs).toFixed(2)}x baseline`);
+  console.log(`  cold (new generator, empty caches): median ${ms(cold.median)}, p99 ${ms(cold.p99)} (n=${cold.n}) = ${(cold.median / baselineMs).toPrecision(2)}x baseline`);
   const uncachedGenerator = new Generator(catalogue, config.templatesDir, 0);
   for (let i = 0; i < 10; i++) uncachedGenerator.generate(k['new name + domain'](i));
   const bare = stats(Array.from({ length: quick ? 30 : size > 100 ? 60 : 300 }, (_, i) => k['new name + domain'](i)).map((r) => time(() => uncachedGenerator.generate(r))));
-  console.log(`  no caches at all (the render's own cost, the ceiling to beat): median ${ms(bare.median)}, p99 ${ms(bare.p99)} = ${(bare.median / baselineMs).toFixed(2)}x baseline`);
+  console.log(`  no caches at all (the render's own cost, the ceiling to beat): median ${ms(bare.median)}, p99 ${ms(bare.p99)} = ${(bare.median / baselineMs).toPrecision(2)}x baseline`);
   const bundle = generator.generate(base);
   console.log(`  bundle: ${Object.keys(bundle.files).length} files, ${Object.values(bundle.files).reduce((s, f) => s + f.length, 0)} bytes\n`);
   const nd = figures['new name + domain'];
