@@ -1,13 +1,23 @@
-// npm run bench: how fast Stackwright is, in medians and ratios (never asserted in tests).
-//   in process: cold and warm generate of the largest preset, tar size and time
+// npm run bench: how fast Stackwright is, in medians, p99s and ratios (never asserted in tests).
+// Every figure is printed beside its goal (issue 22) and as a multiple of a fixed baseline measured in
+// the same run, so runs on a loaded machine can still be compared.
+//   in process: what users send (identical, new name, new name and domain, other service sets), at the
+//               largest preset and at ~200 services with every skill pack; warm, cold (empty caches) and
+//               with no caches at all (the render's own cost)
+//   CLI:        stackwright generate, process start to files written
 //   processes:  start to ready (spawn → "listening" line)
 //   HTTP:       requests/second of GET /services and POST /generate, load from this process (autocannon)
 //               against the server in a child process, rate limits raised for the run; the ceiling is a
 //               bare node:http process sending the same bytes; the server's RSS after the runs
-import { spawn } from 'node:child_process';
+// `--quick` runs fewer samples; `--only=inprocess` stops after the in-process part (for profiling:
+// node --cpu-prof --import tsx bench/run.ts --quick --only=inprocess).
+import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
 import autocannon from 'autocannon';
 import { readConfig, REPO_ROOT } from '../src/config.js';
 import { loadCatalogueOrThrow } from '../src/catalogue/load.js';
@@ -18,7 +28,11 @@ import { resolve } from '../src/engine/resolve.js';
 const quick = process.argv.includes('--quick');
 /** a key STACK_API_KEY accepts (24+ characters, 10+ different ones) */
 const BENCH_KEY = 'bench-key-7d3f9a2c61e04b85';
+const inProcessOnly = process.argv.includes('--only=inprocess');
 const config = readConfig({});
+// the service's own memory settings (npm start's --max-semi-space-size=1 is on the bench's command line;
+// serve.ts sets the heap growing factor the same way), so in-process memory is the service's
+if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
 const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
 
 const largest = [...catalogue.presets.keys()]
@@ -32,6 +46,7 @@ function stats(samples: number[]) {
   return { median: at(0.5), p99: at(0.99), n: samples.length };
 }
 const ms = (n: number) => `${n.toFixed(3)} ms`;
+const loadAvg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
 
 function time(fn: () => unknown): number {
   const t = performance.now();
@@ -39,67 +54,222 @@ function time(fn: () => unknown): number {
   return performance.now() - t;
 }
 
+/**
+ * Wall time and the process's CPU time of fn, in ms. Other sessions' load stretches the wall time (the
+ * process waits for a core); the CPU time is what the work itself took (GC helper threads included).
+ */
+function timeWithCpu(fn: () => unknown): [number, number] {
+  const c = process.cpuUsage();
+  const t = performance.now();
+  fn();
+  const wall = performance.now() - t;
+  const cpu = process.cpuUsage(c);
+  return [wall, (cpu.user + cpu.system) / 1000];
+}
+
+// ---- the summary table: each figure beside its goal
+interface Row { figure: string; goal: string; measured: string; met?: boolean; baseline?: string; load: string }
+const rows: Row[] = [];
+/** The baseline: a fixed amount of work (JSON and sha256 over a fixed 160 KB document), its median in ms. */
+let baselineMs = 0;
+function record(figure: string, goal: string, measured: string, met?: boolean, medianMs?: number) {
+  rows.push({ figure, goal, measured, met, baseline: medianMs === undefined ? undefined : `${(medianMs / baselineMs).toPrecision(2)}x`, load: loadAvg() });
+}
+function printSummary() {
+  console.log(`\nsummary (load average 1/5/15 min beside each figure; the baseline is ${ms(baselineMs)} of fixed work)`);
+  const table = [['figure', 'goal', 'measured', 'met', '÷ baseline', 'load'], ...rows.map((r) => [r.figure, r.goal, r.measured, r.met === undefined ? '' : r.met ? 'yes' : 'NO', r.baseline ?? '', r.load])];
+  const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
+  for (const r of table) console.log(`  ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')}`);
+}
+
 if (!fs.existsSync(path.join(REPO_ROOT, 'dist/main.js'))) throw new Error('run npm run build first (npm run bench does)');
-console.log(`Stackwright benchmark on ${process.version}; largest preset "${largest.id}" (${largest.size} containers), proxy caddy with a domain\n`);
+console.log(`Stackwright benchmark on ${process.version}, ${os.cpus().length} cores, load average ${loadAvg()}; largest preset "${largest.id}" (${largest.size} containers), proxy caddy with a domain\n`);
+
+// ---- the baseline: fixed work, the same every run
+{
+  const doc = { items: Array.from({ length: 2000 }, (_, i) => ({ id: `item-${i}`, text: 'x'.repeat(40), n: i })) };
+  const samples = Array.from({ length: quick ? 100 : 400 }, () => time(() => crypto.createHash('sha256').update(JSON.stringify(JSON.parse(JSON.stringify(doc)))).digest('hex')));
+  baselineMs = stats(samples).median;
+  console.log(`baseline (fixed work: JSON round trip and sha256 of a 160 KB document): median ${ms(baselineMs)}\n`);
+}
 
 // ---- in process
-const coldRuns = quick ? 10 : 50;
-const cold = [];
-for (let i = 0; i < coldRuns; i++) {
-  const g = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
-  cold.push(time(() => g.generate(request)));
+/** A ~200-service request with every skill pack: services added in id order while they resolve without conflict. */
+function largeRequest(): GenerateRequest {
+  const skills = [...catalogue.skillPacks.keys()];
+  // first what the skill packs need, then the rest in id order while nothing conflicts
+  const services = [...new Set([...catalogue.skillPacks.values()].flatMap((p) => p.manifest.requiredServices))];
+  for (const id of [...catalogue.services.keys()].sort()) {
+    if (services.length >= 200) break;
+    if (services.includes(id)) continue;
+    const r = resolve(catalogue, { services: [...services, id], skills, proxy: 'caddy', domain: 'example.com' });
+    if (!r.errors.length && !r.conflicts.length) services.push(id);
+  }
+  const check = resolve(catalogue, { services, skills, proxy: 'caddy', domain: 'example.com' });
+  if (check.errors.length || check.conflicts.length) throw new Error(`the large request does not resolve: ${[...check.errors, ...check.conflicts.map((c) => c.join(' and '))].join('; ')}`);
+  return { name: 'bench', services, skills, proxy: 'caddy', domain: 'example.com' };
 }
-const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
-for (let i = 0; i < 200; i++) generator.generate(request);
-const warm = [];
-for (let i = 0; i < (quick ? 500 : 3000); i++) warm.push(time(() => generator.generate(request)));
-// a new name each time: the bundle cache misses, the name is bound into the shape rendered once
-for (let i = 0; i < 200; i++) generator.generate({ ...request, name: `warm-${i}` });
-const newName = [];
-for (let i = 0; i < (quick ? 500 : 3000); i++) newName.push(time(() => generator.generate({ ...request, name: `new-${i}` })));
-const fragmentsOnly = new Generator(catalogue, config.templatesDir, config.renderCacheSize, 0);
-for (let i = 0; i < 50; i++) fragmentsOnly.generate(request);
-const fragmentWarm = [];
-for (let i = 0; i < (quick ? 200 : 1000); i++) fragmentWarm.push(time(() => fragmentsOnly.generate(request)));
-const uncachedGenerator = new Generator(catalogue, config.templatesDir, 0);
-for (let i = 0; i < 50; i++) uncachedGenerator.generate(request);
-const uncached = [];
-for (let i = 0; i < (quick ? 200 : 1000); i++) uncached.push(time(() => uncachedGenerator.generate(request)));
+const large = largeRequest();
+const largeSize = resolve(catalogue, large).resolvedServices.length;
 
-const bundle = generator.generate(request);
-// a fresh bundle each time (no bundle cache), so every archive is really built
-const tarTimes = [];
-let tarSize = 0;
-for (let i = 0; i < (quick ? 30 : 200); i++) {
-  const fresh = fragmentsOnly.generate(request);
-  const t = performance.now();
-  tarSize = (await archiveBuffer(fresh)).length;
-  tarTimes.push(performance.now() - t);
+/** The request kinds users send, as a function of the sample index i (every i gives new content where it should). */
+function kinds(base: GenerateRequest, pool: string[]) {
+  const baseServices = base.services ?? [...catalogue.presets.get(base.preset!)!.manifest.services];
+  const baseSkills = base.skills ?? [...catalogue.presets.get(base.preset!)!.manifest.skills];
+  return {
+    identical: (_i: number) => base,
+    'new name': (i: number) => ({ ...base, name: `n-${i}` }),
+    'new name + domain': (i: number) => ({ ...base, name: `n-${i}`, domain: `d${i}.example.org` }),
+    // another service set each time (one service swapped for one from outside the set), new name and domain
+    'other services': (i: number) => {
+      const services = [...baseServices];
+      services[i % services.length] = pool[Math.floor(i / services.length) % pool.length];
+      // a service a skill pack needs stays; the other one joins beside it
+      if (resolve(catalogue, { ...base, preset: undefined, services, skills: baseSkills }).errors.length) services.splice(i % services.length, 0, baseServices[i % services.length]);
+      return { ...base, preset: undefined, services, skills: baseSkills, name: `s-${i}`, domain: `s${i}.example.net` };
+    },
+  };
 }
-const c = stats(cold);
-const w = stats(warm);
-const u = stats(uncached);
-const f = stats(fragmentWarm);
-const t = stats(tarTimes);
-console.log('generate (in process)');
-console.log(`  cold (new generator, empty caches):         median ${ms(c.median)}, p99 ${ms(c.p99)} (n=${c.n})`);
-console.log(`  warm, repeated request (bundle cache hit):  median ${ms(w.median)}, p99 ${ms(w.p99)} (n=${w.n})`);
-const nn = stats(newName);
-console.log(`  warm, a new name each request (name bound): median ${ms(nn.median)}, p99 ${ms(nn.p99)} (n=${nn.n})`);
-console.log(`  warm, fragment cache only (bundle rebuilt): median ${ms(f.median)}, p99 ${ms(f.p99)} (n=${f.n}); binding the name is ${(f.median / nn.median).toFixed(1)}x faster`);
-console.log(`  warm, no caches at all:                     median ${ms(u.median)}, p99 ${ms(u.p99)}; fragments save ${(u.median / f.median).toFixed(2)}x`);
-console.log(`  bundle: ${Object.keys(bundle.files).length} files, ${Object.values(bundle.files).reduce((s, f) => s + f.length, 0)} bytes`);
-console.log(`  tar.gz of a fresh bundle: ${tarSize} bytes, median ${ms(t.median)}, p99 ${ms(t.p99)} (n=${t.n})`);
 
-// the largest stack: every framework (one primary, the rest companions) on the largest preset, a new
-// name each time (the bundle cache misses; the fragment cache is warm)
+/** Services outside the request's set that can join it without a conflict. */
+function swapPool(base: GenerateRequest): string[] {
+  const inSet = new Set(base.services ?? catalogue.presets.get(base.preset!)!.manifest.services);
+  return [...catalogue.services.keys()].filter((id) => !inSet.has(id) && !resolve(catalogue, { ...base, preset: undefined, services: [...inSet].slice(1).concat(id) }).conflicts.length);
+}
+
+const perService: { size: number; median: number; cpu: number }[] = [];
+function inProcess(label: string, base: GenerateRequest, size: number, goalMs: number | undefined, goalP99: number | undefined) {
+  // fewer samples of the large stack: a render of it takes ~10 times as long
+  const runs = Math.round((quick ? 300 : 2000) / (size > 100 ? 4 : 1));
+  const k = kinds(base, swapPool(base));
+  console.log(`${label} (${size} containers)`);
+  const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
+  const figures: Record<string, ReturnType<typeof stats>> = {};
+  const cpuFigures: Record<string, ReturnType<typeof stats>> = {};
+  for (const [kind, make] of Object.entries(k)) {
+    // the other-services kind is new content every time: its warm-up only warms fragments
+    for (let i = 0; i < 50; i++) generator.generate(make(1_000_000 + i));
+    const n = kind === 'other services' ? Math.min(runs, size > 100 ? 100 : 400) : runs;
+    const requests = Array.from({ length: n }, (_, i) => make(i));
+    const samples = requests.map((r) => timeWithCpu(() => generator.generate(r)));
+    const s = stats(samples.map(([wall]) => wall));
+    const cpu = stats(samples.map(([, c]) => c));
+    figures[kind] = s;
+    cpuFigures[kind] = cpu;
+    console.log(`  warm, ${kind.padEnd(18)} median ${ms(s.median)}, p99 ${ms(s.p99)} (n=${s.n}) = ${(s.median / baselineMs).toPrecision(2)}x baseline; CPU time median ${ms(cpu.median)}, p99 ${ms(cpu.p99)}`);
+  }
+  const coldSamples = Array.from({ length: quick ? 10 : size > 100 ? 20 : 40 }, (_, i) => {
+    const g = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
+    const r = k['new name + domain'](i);
+    return time(() => g.generate(r));
+  });
+  const cold = stats(coldSamples);
+  console.log(`  cold (new generator, empty caches): median ${ms(cold.median)}, p99 ${ms(cold.p99)} (n=${cold.n}) = ${(cold.median / baselineMs).toPrecision(2)}x baseline`);
+  const uncachedGenerator = new Generator(catalogue, config.templatesDir, 0);
+  for (let i = 0; i < 10; i++) uncachedGenerator.generate(k['new name + domain'](i));
+  const bare = stats(Array.from({ length: quick ? 30 : size > 100 ? 60 : 300 }, (_, i) => k['new name + domain'](i)).map((r) => time(() => uncachedGenerator.generate(r))));
+  console.log(`  no caches at all (the render's own cost, the ceiling to beat): median ${ms(bare.median)}, p99 ${ms(bare.p99)} = ${(bare.median / baselineMs).toPrecision(2)}x baseline`);
+  const bundle = generator.generate(base);
+  console.log(`  bundle: ${Object.keys(bundle.files).length} files, ${Object.values(bundle.files).reduce((s, f) => s + f.length, 0)} bytes\n`);
+  const nd = figures['new name + domain'];
+  const ndCpu = cpuFigures['new name + domain'];
+  if (goalMs !== undefined) record(`${label}: new name + domain, median`, `≤ ${goalMs} ms`, `${ms(nd.median)} (CPU ${ms(ndCpu.median)})`, nd.median <= goalMs, nd.median);
+  if (goalP99 !== undefined) record(`${label}: new name + domain, p99`, `≤ ${goalP99} ms`, `${ms(nd.p99)} (CPU ${ms(ndCpu.p99)})`, nd.p99 <= goalP99, nd.p99);
+  const os_ = figures['other services'];
+  const osCpu = cpuFigures['other services'];
+  record(`${label}: other services (renders), median`, goalMs === undefined ? '' : `(≤ ${goalMs} ms for new content)`, `${ms(os_.median)} (CPU ${ms(osCpu.median)})`, goalMs === undefined ? undefined : os_.median <= goalMs, os_.median);
+  record(`${label}: cold, new name + domain, median`, '', ms(cold.median), undefined, cold.median);
+  record(`${label}: no caches, median`, '', ms(bare.median), undefined, bare.median);
+  perService.push({ size, median: os_.median, cpu: osCpu.median });
+  return generator;
+}
+
+const generator = inProcess(`preset ${largest.id}`, request, largest.size, 0.5, 2);
+inProcess(`${large.services!.length} services + ${large.skills!.length} skill packs`, large, largeSize, 5, undefined);
 {
-  const frameworks = [...catalogue.frameworks.keys()];
-  const everything = (i: number): GenerateRequest => ({ ...request, name: `all-${i}`, primaryFramework: frameworks[0], companionFrameworks: frameworks.slice(1) });
-  for (let i = 0; i < 50; i++) generator.generate(everything(i));
-  const all = stats(Array.from({ length: quick ? 200 : 1000 }, (_, i) => time(() => generator.generate(everything(1000 + i)))));
-  const containers = (generator.generate(everything(0)).files['docker-compose.yml'].match(/^ {2}[a-z0-9-]+:$/gm) ?? []).length;
-  console.log(`  every framework on it (${frameworks.length} frameworks, ${containers} containers), new name each: median ${ms(all.median)}, p99 ${ms(all.p99)} (n=${all.n})\n`);
+  // in CPU time too: on a loaded machine the wall time of the larger (longer) render is stretched more
+  const [a, b] = perService;
+  const slope = (key: 'median' | 'cpu') => (((b[key] - a[key]) / (b.size - a.size)) * 1000).toFixed(0);
+  const each = (key: 'median' | 'cpu') => perService.map((p) => ((p[key] / p.size) * 1000).toFixed(0)).join(' vs ');
+  console.log(`cost per service (other services, between the two sizes): ${slope('median')} µs wall, ${slope('cpu')} µs CPU; per service at ${perService.map((p) => p.size).join(' and ')}: ${each('median')} µs wall, ${each('cpu')} µs CPU`);
+  record('cost per added service (other services)', 'linear', `${each('cpu')} µs CPU/service at ${perService.map((p) => p.size).join(' and ')} (wall ${each('median')})`);
+}
+
+// a fresh bundle each time (no bundle cache), so every archive is really built
+{
+  const fragmentsOnly = new Generator(catalogue, config.templatesDir, config.renderCacheSize, 0);
+  const tarTimes = [];
+  let tarSize = 0;
+  for (let i = 0; i < (quick ? 30 : 200); i++) {
+    const fresh = fragmentsOnly.generate(request);
+    const t = performance.now();
+    tarSize = (await archiveBuffer(fresh)).length;
+    tarTimes.push(performance.now() - t);
+  }
+  const t = stats(tarTimes);
+  console.log(`tar.gz of a fresh bundle: ${tarSize} bytes, median ${ms(t.median)}, p99 ${ms(t.p99)} (n=${t.n})`);
+}
+{
+  const rss = process.memoryUsage().rss / 1024 / 1024;
+  const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+  const mb = (n: number) => `${(n / 1048576).toFixed(0)} MB`;
+  console.log(`in-process RSS after the runs above: ${rss.toFixed(0)} MB (JS heap ${mb(heapUsed)} used of ${mb(heapTotal)}; external ${mb(external)}, of it buffers ${mb(arrayBuffers)})\n`);
+  record('RSS of this bench process after the in-process runs (harness included)', '≤ 250 MB', `${rss.toFixed(0)} MB`, rss <= 250);
+}
+// the same requests in a process of their own running the built code, without this harness (its TypeScript
+// loader thread, the load tool): the engine's own resident set
+{
+  const kindsOf = (base: GenerateRequest) => Object.values(kinds(base, swapPool(base)));
+  const lists = [request, large].map((base) => kindsOf(base).flatMap((make) => Array.from({ length: base === large ? 100 : 400 }, (_, i) => make(i))));
+  const file = path.join(os.tmpdir(), `stackwright-bench-requests-${process.pid}.json`);
+  fs.writeFileSync(file, JSON.stringify(lists));
+  const script = `
+    import fs from 'node:fs';
+    import v8 from 'node:v8';
+    import { readConfig } from ${JSON.stringify(path.join(REPO_ROOT, 'dist/config.js'))};
+    import { loadCatalogueOrThrow } from ${JSON.stringify(path.join(REPO_ROOT, 'dist/catalogue/load.js'))};
+    import { Generator } from ${JSON.stringify(path.join(REPO_ROOT, 'dist/engine/generate.js'))};
+    const config = readConfig(process.env);
+    if (config.heapGrowingPercent > 0) v8.setFlagsFromString('--heap-growing-percent=' + config.heapGrowingPercent);
+    const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
+    for (const list of JSON.parse(fs.readFileSync(${JSON.stringify(file)}, 'utf8'))) {
+      const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
+      for (const r of list) generator.generate(r);
+    }
+    console.log(process.memoryUsage().rss);
+  `;
+  const r = spawnSync(process.execPath, ['--max-semi-space-size=1', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  fs.rmSync(file, { force: true });
+  if (r.status !== 0) throw new Error(`the engine-only process failed: ${r.stderr}`);
+  const rss = Number(r.stdout.trim()) / 1048576;
+  console.log(`the same request kinds (${lists.reduce((n, l) => n + l.length, 0)} requests) in a process of their own on the built code: RSS ${rss.toFixed(0)} MB\n`);
+  record('RSS in process, engine alone (built code, no harness)', '≤ 250 MB', `${rss.toFixed(0)} MB`, rss <= 250);
+}
+void generator;
+if (inProcessOnly) {
+  printSummary();
+  process.exit(0);
+}
+
+// ---- the CLI: process start to files written
+{
+  const cliMain = path.join(REPO_ROOT, 'dist/cli/main.js');
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-bench-'));
+  const times: number[] = [];
+  for (let i = 0; i < (quick ? 4 : 10); i++) {
+    const dir = path.join(out, `s${i}`);
+    const t = performance.now();
+    const r = spawnSync(process.execPath, [cliMain, 'generate', '--preset', largest.id, '--proxy', 'caddy', '--domain', `c${i}.example.org`, '--name', `cli-${i}`, '--out', dir], { encoding: 'utf8' });
+    const elapsed = performance.now() - t;
+    if (r.status !== 0) throw new Error(`stackwright generate failed: ${r.stderr}`);
+    // the first start may write the catalogue snapshot; the rest read it
+    if (i > 0) times.push(elapsed);
+  }
+  const bare = stats(Array.from({ length: quick ? 4 : 10 }, () => time(() => spawnSync(process.execPath, ['-e', '0']))));
+  fs.rmSync(out, { recursive: true, force: true });
+  const c = stats(times);
+  console.log(`stackwright generate (${largest.id}, new name and domain), process start to files written: median ${c.median.toFixed(0)} ms, p99 ${c.p99.toFixed(0)} ms (n=${c.n}); a bare \`node -e 0\`: ${bare.median.toFixed(0)} ms\n`);
+  record('CLI start → files written', '≤ 100 ms', `${c.median.toFixed(0)} ms (bare node ${bare.median.toFixed(0)} ms)`, c.median <= 100, c.median);
 }
 
 // ---- start to ready
@@ -179,16 +349,19 @@ const ceiling = await load(`bare node:http sending the same ${servicesBody.lengt
 bare.kill();
 const services = await load('GET /api/v1/services', { url: `${base}/api/v1/services`, connections: 32 });
 console.log(`    = ${(100 * services / ceiling).toFixed(0)}% of the ceiling`);
-await load(`POST /api/v1/generate (${largest.id}, json)`, {
-  url: `${base}/api/v1/generate`, connections: 32, method: 'POST',
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` }, body: JSON.stringify(request),
-});
+record('GET /services ÷ bare node:http, same bytes', '≥ 0.8', `${(services / ceiling).toFixed(2)} (${Math.round(services)} of ${Math.round(ceiling)} req/s)`, services / ceiling >= 0.8);
+const post = { url: `${base}/api/v1/generate`, connections: 32, method: 'POST' as const, headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` } };
+await load(`POST /api/v1/generate (${largest.id}, one request repeated)`, { ...post, body: JSON.stringify(request) });
 let counter = 0;
-await load(`POST /api/v1/generate (${largest.id}, a new name each request: bundle cache misses)`, {
-  url: `${base}/api/v1/generate`, connections: 32, method: 'POST',
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_KEY}` },
-  requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...request, name: `bench-${counter++}` }) }) }],
+const httpNew = await load(`POST /api/v1/generate (${largest.id}, a new name and domain each request)`, {
+  ...post, requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ ...request, name: `bench-${counter}`, domain: `h${counter++}.example.org` }) }) }],
 });
+record('POST /generate, new name + domain each', '≥ 1500 req/s', `${Math.round(httpNew)} req/s (${(httpNew / ceiling).toFixed(2)} of bare node:http's GET)`, httpNew >= 1500);
+const other = kinds(request, swapPool(request))['other services'];
+const httpOther = await load(`POST /api/v1/generate (${largest.id} with one service swapped, new name and domain: renders)`, {
+  ...post, requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(other(counter++)) }) }],
+});
+record('POST /generate, other services each (renders)', '(≥ 1500 req/s for new content)', `${Math.round(httpOther)} req/s (${(httpOther / ceiling).toFixed(2)} of bare node:http's GET)`, httpOther >= 1500);
 
 // ---- health under a burst of generates (issue 10: health p99 <= 200 ms under 1,000 concurrent generates)
 {
@@ -227,7 +400,9 @@ await load(`POST /api/v1/generate (${largest.id}, a new name each request: bundl
 // memory: the server's resident set after all of the above, then holding 1,000 open connections
 {
   const net = await import('node:net');
-  console.log(`\nserver memory (RSS): ${residentMB(server.pid)} after the runs above`);
+  const afterRuns = residentMB(server.pid);
+  console.log(`\nserver memory (RSS): ${afterRuns} after the runs above`);
+  record('server RSS after the bench', '≤ 150 MB', afterRuns.replace(/ \(.*/, ''), Number(afterRuns.split(' ')[0]) <= 150);
   const sockets = await Promise.all(Array.from({ length: 1000 }, () => new Promise<import('node:net').Socket>((r) => {
     const socket = net.connect(server.port, '127.0.0.1', () => r(socket));
     socket.on('error', () => r(socket));
@@ -237,3 +412,4 @@ await load(`POST /api/v1/generate (${largest.id}, a new name each request: bundl
   for (const socket of sockets) socket.destroy();
 }
 server.stop();
+printSummary();

@@ -1,8 +1,8 @@
-// A start-up shortcut for `npm start`: the checked catalogue saved as JSON, keyed by a hash of every file
-// under the plugin and catalogue folders, the schemas and the loader's own code (with the engine, whose
-// renderer the loader's template check runs). On a hit the YAML parsing, schema checks, rules and render
-// check are skipped: they already passed for exactly these bytes. Any change (an operator dropping in a
-// folder, a new loader) misses, loads in full and rewrites the file.
+// A start-up shortcut for `npm start` and the CLI: the checked catalogue saved as JSON, keyed by a hash of
+// every file under the plugin and catalogue folders, the schemas and the loader's own code (with the engine,
+// whose renderer the loader's template check runs). On a hit the YAML parsing, schema checks, rules and
+// render check are skipped: they already passed for exactly these bytes. Any change (an operator dropping in
+// a folder, a new loader) misses, loads in full and rewrites the file.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +15,9 @@ import { buildSnapshot } from './snapshot.js';
 
 interface CacheFile { key: string; raw: RawCatalogue; warnings: Problem[] }
 
+/** The catalogue through the snapshot in `cacheFile` (the server and the CLI share it); '' loads in full. */
 export function loadCatalogueWithCache(dirs: CatalogueDirs, cacheFile: string): LoadResult & { fromCache: boolean } {
+  if (!cacheFile) return { ...loadCatalogue(dirs), fromCache: false };
   const started = performance.now();
   const key = cacheKey(dirs);
   const cached = readCache(cacheFile, key);
@@ -52,9 +54,13 @@ function listFiles(dir: string): string[] {
     .flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name)) : e.isFile() ? [path.join(dir, e.name)] : []));
 }
 
+// The file is the key on its first line, then the JSON: a stale snapshot is told without parsing it.
 function readCache(file: string, key: string): CacheFile | undefined {
   try {
-    const parsed = JSON.parse(fs.readFileSync(file, 'utf8'), revive) as CacheFile;
+    const bytes = fs.readFileSync(file);
+    const newline = bytes.indexOf(10);
+    if (newline < 0 || bytes.toString('latin1', 0, newline) !== key) return undefined;
+    const parsed = revive(JSON.parse(bytes.toString('utf8', newline + 1))) as CacheFile;
     return parsed.key === key ? parsed : undefined;
   } catch {
     return undefined;
@@ -64,13 +70,24 @@ function readCache(file: string, key: string): CacheFile | undefined {
 function writeCache(file: string, content: CacheFile): void {
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(`${file}.tmp`, JSON.stringify(content, (_, v) => (v instanceof Map ? { $map: [...v] } : v)));
-    fs.renameSync(`${file}.tmp`, file);
+    // a temporary name of this process's own: the server and a CLI may write the snapshot at once
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, `${content.key}\n${JSON.stringify(content, (_, v) => (v instanceof Map ? { $map: [...v] } : v))}`);
+    fs.renameSync(tmp, file);
   } catch {
     // a read-only install simply loads in full at every start
   }
 }
 
-function revive(_: string, value: unknown): unknown {
-  return value && typeof value === 'object' && '$map' in value ? new Map((value as { $map: [string, unknown][] }).$map) : value;
+/** The parsed JSON with each { $map } back as a Map (a walk: JSON.parse's reviver costs several times more). */
+function revive(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = revive(value[i]);
+    return value;
+  }
+  if (!value || typeof value !== 'object') return value;
+  const record = value as Record<string, unknown>;
+  if ('$map' in record) return new Map((record.$map as [string, unknown][]).map(([k, v]) => [k, revive(v)]));
+  for (const k of Object.keys(record)) record[k] = revive(record[k]);
+  return record;
 }

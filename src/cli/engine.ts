@@ -1,7 +1,9 @@
-// The engine as the CLI uses it: the catalogue the service would load (same settings, same loader),
+// The engine as the CLI uses it: the catalogue the service would load (same settings, same loader, the
+// same start-up snapshot),
 // and the API's own generate function, so the CLI writes the bytes the API would send.
 import { readConfig, type Config } from '../config.js';
-import { CatalogueLoadError, loadCatalogueOrThrow } from '../catalogue/load.js';
+import { CatalogueLoadError } from '../catalogue/load.js';
+import { loadCatalogueWithCache } from '../catalogue/snapshot-cache.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { Generator, type Bundle } from '../engine/generate.js';
 import { ApiError } from '../errors.js';
@@ -19,12 +21,11 @@ export function loadCliCatalogue(env: NodeJS.ProcessEnv = process.env): { config
   } catch (e) {
     throw new CliFailure(`configuration error: ${(e as Error).message}`);
   }
-  try {
-    return { config, catalogue: loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir }) };
-  } catch (e) {
-    if (e instanceof CatalogueLoadError) throw new CliFailure(`${e.message}\n(the catalogue in ${config.pluginsDir}; stackwright lint lists the same)`);
-    throw e;
-  }
+  // the server's start-up snapshot, used only while its key (a hash of every plugin and catalogue file)
+  // matches the files on disk: a changed plugin loads in full and rewrites it
+  const loaded = loadCatalogueWithCache({ plugins: config.pluginsDir, catalogue: config.catalogueDir }, config.catalogueCacheFile);
+  if (!loaded.catalogue) throw new CliFailure(`${new CatalogueLoadError(loaded.errors).message}\n(the catalogue in ${config.pluginsDir}; stackwright lint lists the same)`);
+  return { config, catalogue: loaded.catalogue };
 }
 
 export function loadGenerator(env: NodeJS.ProcessEnv = process.env): { config: Config; generator: Generator } {

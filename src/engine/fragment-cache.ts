@@ -12,6 +12,11 @@ export class FragmentCache {
     this.lru = size > 0 ? new LRUCache({ max: size }) : undefined;
   }
 
+  /** false with a size of 0: every get builds */
+  get enabled(): boolean {
+    return this.lru !== undefined;
+  }
+
   /** `inputKey` is a string that changes whenever any input other than the plugin does. */
   get<T>(kind: string, pluginHash: string, inputKey: string, build: () => T): T {
     if (!this.lru) return build();

@@ -5,32 +5,24 @@ import type { Catalogue } from '../catalogue/types.js';
 import { ApiError, invalidConfiguration } from '../errors.js';
 import { deepFreeze } from '../freeze.js';
 import { buildModel } from './build-model.js';
+import { REQUEST_FIELDS, type Bundle, type GenerateRequest } from './bundle.js';
 import { BundleTemplates } from './bundle-files.js';
 import { buildCompose, COMPOSE_FILE } from './compose.js';
 import { FragmentCache } from './fragment-cache.js';
 import { PluginFileRenderer } from './plugin-files.js';
-import { resolve, type Resolution, type SelectionRequest } from './resolve.js';
-import { provenance, PROVENANCE_FILE } from './provenance.js';
+import { resolve, type Resolution } from './resolve.js';
+import { fileHash, provenance, PROVENANCE_FILE } from './provenance.js';
 import { BundleShape } from './bundle-shape.js';
-import { bindableName, NAME_PLACEHOLDER, placeholderVerbatim } from './name-binding.js';
+import { lateValues, PLACEHOLDERS, placeholdersVerbatim, withPlaceholders } from './late-binding.js';
 
-export interface GenerateRequest extends SelectionRequest {
-  name: string;
-  domain?: string;
-  deploymentType?: 'docker' | 'bare-metal';
-  /** default true: cap_drop ALL plus each plugin's capabilities, no-new-privileges */
-  hardened?: boolean;
-}
+export type { Bundle, GenerateRequest } from './bundle.js';
 
-export interface Bundle {
-  name: string;
-  /** relative path → content, keys sorted */
-  files: Record<string, string>;
-  summary: { services: number; skills: number; proxy: string; estimatedMemoryMB: number; memoryLimitMB: number };
-}
-
-/** Fields of a generate request in a fixed order: equal keys mean byte-identical bundles. */
-const REQUEST_FIELDS = ['name', 'preset', 'services', 'skills', 'proxy', 'domain', 'gpu', 'platform', 'primaryFramework', 'companionFrameworks', 'deploymentType', 'hardened'] as const;
+/**
+ * What the generator knows of a request shape (the request without its late-bound values): after the
+ * first request of that shape, its own bundle and values; from the second on, the shape those are bound
+ * into, or null where binding cannot reproduce a full render.
+ */
+type ShapeEntry = { first: Bundle; values: string[] } | { shape: BundleShape | null };
 
 export class Generator {
   readonly cache: FragmentCache;
@@ -41,19 +33,20 @@ export class Generator {
    * request (automation regenerating the same stack) is answered without rendering anything again.
    */
   private readonly bundles: LRUCache<string, Bundle> | undefined;
-  /**
-   * Bundles rendered with the placeholder name, by the request without its name (name-binding.ts), or
-   * null where a template used the name in a way a text replace cannot reproduce.
-   */
-  private readonly shapes: LRUCache<string, { shape: BundleShape | null }> | undefined;
+  /** Request shapes seen (late-binding.ts), by the request without its name and domain. */
+  private readonly shapes: LRUCache<string, ShapeEntry> | undefined;
+
+  /** sha256 of plugin files by their content (the strings are mostly the fragment cache's own) */
+  private readonly contentHashes: LRUCache<string, string> | undefined;
 
   constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 16 * 1024 * 1024) {
+    this.contentHashes = cacheSize > 0 ? new LRUCache({ maxSize: 8 * 1024 * 1024, sizeCalculation: (_hash: string, content: string) => Math.max(1, content.length) }) : undefined;
     this.cache = new FragmentCache(cacheSize);
     this.bundles = cacheSize > 0 && bundleCacheBytes > 0
       ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: (b: Bundle) => Math.max(1, bundleSize(b)) })
       : undefined;
     this.shapes = cacheSize > 0 && bundleCacheBytes > 0
-      ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: (s: { shape: BundleShape | null }) => Math.max(1, s.shape ? 3 * bundleSize(s.shape.bundle) : 1) })
+      ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: shapeEntrySize })
       : undefined;
     this.bundleTemplates = new BundleTemplates(templatesDir);
     this.pluginFiles = new PluginFileRenderer(this.cache);
@@ -64,36 +57,55 @@ export class Generator {
     const key = JSON.stringify(REQUEST_FIELDS.map((f) => request[f] ?? null));
     const cached = this.bundles?.get(key);
     if (cached) return cached;
-    const shape = this.shapes && bindableName(request.name) ? this.shapeOf(request) : null;
-    let bundle: Bundle;
-    if (shape) {
-      const bound = shape.bind(request.name);
-      bundle = this.assemble(request, shape.bundle.summary, bound.entries, bound.hashes);
-      encodedFiles.set(bundle, bound.json);
-    } else {
-      const resolution = resolve(this.catalogue, request);
-      if (resolution.errors.length) throw invalidConfiguration(resolution.errors);
-      bundle = this.render(request, resolution);
-    }
+    const values = this.shapes ? lateValues(request) : undefined;
+    const bundle = values ? this.bound(request, values) : this.renderRequest(request);
     this.bundles?.set(key, bundle);
     return bundle;
   }
 
-  /** The request's shape rendered with the placeholder name, or null when a name cannot be bound into it. */
-  private shapeOf(request: GenerateRequest): BundleShape | null {
-    const key = JSON.stringify(REQUEST_FIELDS.map((f) => (f === 'name' ? null : request[f] ?? null)));
+  /**
+   * A request whose name and domain can be late-bound. The first of its shape is rendered in full, as
+   * any request; the second builds the shape (one render with placeholders) and keeps it only if binding
+   * the first request's values into it gives the first request's bundle byte for byte; from then on a
+   * request of that shape is its values bound into the shape.
+   */
+  private bound(request: GenerateRequest, values: string[]): Bundle {
+    const key = JSON.stringify(REQUEST_FIELDS.map((f) => (f === 'name' ? null : f === 'domain' ? request.domain !== undefined : request[f] ?? null)));
     let entry = this.shapes!.get(key);
     if (!entry) {
-      const resolution = resolve(this.catalogue, request);
-      if (resolution.errors.length) throw invalidConfiguration(resolution.errors);
-      const rendered = this.render({ ...request, name: NAME_PLACEHOLDER }, resolution);
-      // file paths never hold the name; a template that put it in one (or transformed it) is rendered per name
-      const bindable = !Object.keys(rendered.files).some((f) => f.includes(NAME_PLACEHOLDER))
-        && placeholderVerbatim([...Object.keys(rendered.files), ...Object.values(rendered.files)]);
-      entry = { shape: bindable ? new BundleShape(rendered) : null };
+      const bundle = this.renderRequest(request);
+      this.shapes!.set(key, { first: bundle, values });
+      return bundle;
+    }
+    if ('first' in entry) {
+      entry = { shape: this.shapeOf(request, entry.first, entry.values) };
       this.shapes!.set(key, entry);
     }
-    return entry.shape;
+    if (!entry.shape) return this.renderRequest(request);
+    const bound = entry.shape.bind(values);
+    const bundle = this.assemble(request, entry.shape.bundle.summary, bound.entries, bound.hashes);
+    encodedFiles.set(bundle, bound.json);
+    return bundle;
+  }
+
+  /** The shape of a request, or null when its placeholders are not verbatim or binding misses `first` by a byte. */
+  private shapeOf(request: GenerateRequest, first: Bundle, firstValues: string[]): BundleShape | null {
+    const placeholders = withPlaceholders(request);
+    const rendered = this.render(placeholders, resolve(this.catalogue, placeholders));
+    const paths = Object.keys(rendered.files);
+    // file paths never hold a late-bound value; a template that put one there (or transformed it) is rendered per request
+    if (paths.some((f) => f.search(PLACEHOLDERS) >= 0) || !placeholdersVerbatim(paths) || !placeholdersVerbatim(Object.values(rendered.files))) return null;
+    const shape = new BundleShape(rendered);
+    const check = shape.bind(firstValues).entries;
+    const same = check.length === Object.keys(first.files).length - 1 && check.every(([file, content]) => first.files[file] === content);
+    return same ? shape : null;
+  }
+
+  /** A request rendered in full: resolved (400 or 409 on problems), modelled, every file rendered. */
+  private renderRequest(request: GenerateRequest): Bundle {
+    const resolution = resolve(this.catalogue, request);
+    if (resolution.errors.length) throw invalidConfiguration(resolution.errors);
+    return this.render(request, resolution);
   }
 
   private render(request: GenerateRequest, resolution: Resolution): Bundle {
@@ -111,7 +123,13 @@ export class Generator {
       hardened: request.hardened ?? true,
     });
     const files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)]]);
-    for (const [file, content] of this.pluginFiles.render(model)) files.set(file, content);
+    // plugin files mostly come from the fragment cache (and skills from the catalogue) as the same strings
+    // each time: their sha256 is remembered by content
+    const known = new Map<string, string>();
+    for (const [file, content] of this.pluginFiles.render(model)) {
+      files.set(file, content);
+      if (this.contentHashes) known.set(file, this.contentHash(content));
+    }
     for (const [file, content] of this.bundleTemplates.render(model)) files.set(file, content);
     return this.assemble(request, {
       services: resolution.resolvedServices.length,
@@ -119,7 +137,13 @@ export class Generator {
       proxy: resolution.proxy?.id ?? 'none',
       estimatedMemoryMB: resolution.estimatedMemoryMB,
       memoryLimitMB: resolution.memoryLimitMB,
-    }, files);
+    }, files, known);
+  }
+
+  private contentHash(content: string): string {
+    let hash = this.contentHashes!.get(content);
+    if (hash === undefined) this.contentHashes!.set(content, (hash = fileHash(content)));
+    return hash;
   }
 
   /** The frozen bundle: the files sorted by path, with the stack record (stackwright.json) of exactly these. */
@@ -163,6 +187,12 @@ export function bundleJsonChunks(bundle: Bundle): Buffer[] {
 /** JSON.stringify(bundle), as the API sends it. */
 export function bundleJson(bundle: Bundle): string {
   return Buffer.concat(bundleJsonChunks(bundle)).toString();
+}
+
+function shapeEntrySize(entry: ShapeEntry): number {
+  // a shape keeps its bundle, the UTF-8 and the JSON of its pieces: about three times the text
+  if ('first' in entry) return Math.max(1, bundleSize(entry.first));
+  return Math.max(1, entry.shape ? 3 * bundleSize(entry.shape.bundle) : 1);
 }
 
 function bundleSize(bundle: Bundle): number {

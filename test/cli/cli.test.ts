@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { REPO_ROOT } from '../../src/config.js';
+import { service, writeCatalogue } from '../support/fixture.js';
 import { KEY, shippedCatalogue, startServer, type TestServer } from '../support/server.js';
 
 interface Run { code: number | null; stdout: string; stderr: string }
@@ -265,6 +266,30 @@ describe('stackwright list', () => {
     assert.equal(category.code, 2);
     assert.match(category.stderr, /--category: unknown category "vectr-db" \(did you mean "vector-db"\?\)/);
     assert.equal((await cli(['list'])).code, 2);
+  });
+
+  test('starts from the server\'s catalogue snapshot, and a changed plugin file is never served from it', async () => {
+    const dirs = writeCatalogue({
+      'plugins/services/alpha/service.yaml': service('alpha', 'files:\n  - { template: note.txt.eta, target: /etc/note.txt, description: a note }\n'),
+      'plugins/services/alpha/note.txt.eta': 'version one\n',
+    });
+    const snapshot = path.join(dirs.root, 'snapshot.json');
+    const env = { STACK_PLUGINS_DIR: dirs.plugins, STACK_CATALOGUE_DIR: dirs.catalogue, STACK_CATALOGUE_CACHE: snapshot };
+    const generate = async (out: string) => {
+      const run = await cli(['generate', '--name', 'snap', '--services', 'alpha', '--out', path.join(dirs.root, out)], env);
+      assert.equal(run.code, 0, run.stderr);
+      return fs.readFileSync(path.join(dirs.root, out, 'config/alpha/note.txt'), 'utf8');
+    };
+    assert.equal(await generate('first'), 'version one\n');
+    assert.ok(fs.existsSync(snapshot), 'the first run writes the snapshot');
+    // a snapshot whose key still matches the files is what the next run reads (here: altered by hand)
+    fs.writeFileSync(snapshot, fs.readFileSync(snapshot, 'utf8').replace('version one', 'from the snapshot'));
+    assert.equal(await generate('second'), 'from the snapshot\n');
+    // a plugin file changed on disk changes the key: loaded in full, the snapshot rewritten
+    fs.writeFileSync(path.join(dirs.plugins, 'services/alpha/note.txt.eta'), 'version two\n');
+    assert.equal(await generate('third'), 'version two\n');
+    assert.doesNotMatch(fs.readFileSync(snapshot, 'utf8'), /from the snapshot/);
+    fs.rmSync(dirs.root, { recursive: true, force: true });
   });
 });
 

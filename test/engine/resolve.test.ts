@@ -56,6 +56,12 @@ describe('compose assembly', () => {
       assert.deepEqual(yaml.load(first), composeDocument(model), preset);
       assert.equal(buildCompose(model, cache), first, 'from the cache, the same text');
       assert.ok(cache.hits > 0);
+      // another domain reuses the blocks that reference public URLs (cached with a placeholder domain)
+      // and gives exactly the text dumped from the real inputs
+      const other = buildModel(resolve(shipped, { preset, proxy: 'traefik' }), { name: 'x', gpu: true, deployment, domain: 'other-1.example.net', hardened: true });
+      const misses = cache.misses;
+      assert.equal(buildCompose(other, cache), buildCompose(other, new FragmentCache(0)), preset);
+      assert.equal(cache.misses, misses, 'no block is dumped again for a new domain');
     }
   });
 });
