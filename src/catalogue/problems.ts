@@ -17,6 +17,7 @@ export const LOAD_RULES = {
   'env.reserved': 'a variable name the stack uses itself (URL: <PREFIX>_URL is the address frameworks receive)',
   'port.auth': 'a web port declares no auth model (own, none, first-visitor), or a non-web port declares auth or subpath',
   'database.server': 'a databases entry names a server that is not required or is no database server',
+  'database.backup': 'a backup entry names a variable the plugin does not declare, lacks one its kind needs, or its tools are not in binaries',
   'database.password': 'a databases entry names a passwordEnv that is not a secret variable of the plugin',
   'image.binary': 'a health check or command needs a program (or sh) that binaries does not list for the image, or a health check without binaries',
   'memory.limit': 'memoryLimitMB is below minMemoryMB',
