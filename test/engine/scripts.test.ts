@@ -203,7 +203,9 @@ describe('scripts/update.sh', () => {
   });
 
   test('puts the previous images back when the new ones fail their health checks', () => {
-    const { runWith, calls } = started({ name: 'bad', services: ['redis'] });
+    const { dir, runWith, calls } = started({ name: 'bad', services: ['redis'] });
+    // the user (or stackwright upgrade) moved the pin; the running container still has the old image
+    fs.appendFileSync(path.join(dir, '.env'), 'REDIS_IMAGE=example/redis:3\n');
     const before = calls().length;
     const res = runWith({ FAKE_UNHEALTHY_UNTIL_TAG: '1', STACK_START_TIMEOUT: '0' }, 'scripts/update.sh', '--no-backup');
     assert.equal(res.status, 1);
@@ -214,6 +216,8 @@ describe('scripts/update.sh', () => {
     assert.ok(tag > log.indexOf('compose up -d --remove-orphans'), `the old image is re-tagged after the failed recreate:\n${log.join('\n')}`);
     assert.ok(log.indexOf('compose up -d --remove-orphans --pull never') > tag, 'and recreated without pulling');
     assert.ok(!log.some((l) => l.includes('volume rm') || l.includes('down -v')), 'the data volumes are not touched');
+    assert.match(fs.readFileSync(path.join(dir, '.env'), 'utf8'), /^REDIS_IMAGE=example\/redis:2$/m, 'and .env names the image that runs again');
+    assert.match(res.stdout, /redis: REDIS_IMAGE in \.env back to example\/redis:2/);
   });
 
   test('--rollback returns to the recorded images; without a record it says there is nothing to return to', () => {
