@@ -18,6 +18,7 @@ export const LOAD_RULES = {
   'login.ref': 'login is given for a plugin without a web port, or a {{id.VAR}} in it names another plugin or a variable the plugin does not keep in .env',
   'port.auth': 'a web port declares no auth model (own, none, first-visitor), or a non-web port declares auth or subpath',
   'database.server': 'a databases entry names a server that is not required or is no database server',
+  'database.backup': 'a backup entry names a variable the plugin does not declare, lacks one its kind needs, or its tools are not in binaries',
   'database.password': 'a databases entry names a passwordEnv that is not a secret variable of the plugin',
   'image.binary': 'a health check or command needs a program (or sh) that binaries does not list for the image, or a health check without binaries',
   'memory.limit': 'memoryLimitMB is below minMemoryMB',

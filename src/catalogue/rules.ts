@@ -1,6 +1,7 @@
 // Step 2 of loading: the checks a JSON Schema cannot express, across files. Each problem names the file,
 // the JSON pointer of the field and a rule id from problems.ts.
 import { compileTemplate, templateErrorMessage } from '../templating.js';
+import { BACKUP_KINDS } from './backup-kinds.js';
 import { didYouMean, type LoadRule, type Problem } from './problems.js';
 import type { RawCatalogue } from './read.js';
 import type { ContainerManifest, ContainerPlugin, ServicePlugin } from './types.js';
@@ -53,6 +54,7 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
   }
 
   for (const s of raw.services) {
+    checkBackup(s, add);
     if (!categoryIds.has(s.manifest.category)) {
       add(s.file, '/category', 'category.unknown', `category "${s.manifest.category}" is not in catalogue/categories.yaml${didYouMean(s.manifest.category, categoryIds)}`);
     }
@@ -168,6 +170,22 @@ function checkLogin(plugin: ContainerPlugin, add: Add): void {
     } else if (!(m.environment ?? []).some((e) => e.name === variable && e.value === undefined)) {
       add(plugin.file, '/login', 'login.ref', `${ref}: "${plugin.id}" declares no variable ${variable} kept in .env (one without value)`);
     }
+  }
+}
+
+/** A database backed up with its own tools names the variables its kind reads, and its image holds the tools. */
+function checkBackup(plugin: ServicePlugin, add: Add): void {
+  const backup = plugin.manifest.backup;
+  if (!backup) return;
+  const { tools, needs } = BACKUP_KINDS[backup.kind];
+  const declared = new Set((plugin.manifest.environment ?? []).map((e) => e.name));
+  for (const field of ['userEnv', 'passwordEnv'] as const) {
+    const name = backup[field];
+    if (name !== undefined && !declared.has(name)) add(plugin.file, `/backup/${field}`, 'database.backup', `${name} is not a variable this plugin declares in environment`);
+    else if (name === undefined && needs.includes(field)) add(plugin.file, '/backup', 'database.backup', `a ${backup.kind} backup needs ${field}: the variable holding the ${field === 'userEnv' ? 'superuser name' : 'superuser password'}`);
+  }
+  for (const tool of tools.filter((t) => !(plugin.manifest.binaries ?? []).includes(t))) {
+    add(plugin.file, '/backup/kind', 'database.backup', `a ${backup.kind} backup runs ${tool} in the container, which binaries does not list for ${plugin.manifest.image}:${plugin.manifest.imageTag}: add it if the image has it`);
   }
 }
 

@@ -1,5 +1,7 @@
 // Shapes of the plugin manifests (as the JSON Schemas in schemas/ define them) and of the loaded catalogue.
 
+import type { DatabaseBackup } from './backup-kinds.js';
+
 export type Maturity = 'stable' | 'beta' | 'experimental';
 export type Platform = 'linux/amd64' | 'linux/arm64';
 export type PluginKind = 'service' | 'framework' | 'proxy' | 'skill-pack' | 'preset';
@@ -102,6 +104,8 @@ export interface ServiceManifest extends ContainerManifest {
   gpuImageTag?: string;
   native?: NativeRecipe;
   databaseServer?: { setup: string; superuserPasswordEnv: string; port: number; clientUrl: string; hostEnv?: string };
+  /** a database scripts/backup.sh --live dumps with its own tools (catalogue/backup-kinds.ts) */
+  backup?: DatabaseBackup;
 }
 
 export interface FrameworkManifest extends ContainerManifest {

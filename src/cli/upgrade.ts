@@ -3,11 +3,10 @@
 // (their sha256 still matches the record). .env keeps every value and gains the new keys;
 // docker-compose.override.yml is never touched; every file replaced or removed is kept in a backup
 // that `--rollback` restores.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { PROVENANCE_FILE } from '../engine/provenance.js';
+import { ENV_EXAMPLE_FILE, fileHash, imagePins, PROVENANCE_FILE } from '../engine/provenance.js';
 import { writeBundleFile } from './bundle-dir.js';
 import { CliFailure, generateBundle, loadGenerator } from './engine.js';
 import type { Output } from './output.js';
@@ -23,9 +22,9 @@ const NEW_SUFFIX = '.stackwright-new';
 type Action = 'add' | 'update' | 'remove' | 'keep-edit' | 'keep-deleted';
 interface Step { file: string; action: Action; before?: string; after?: string }
 
-interface StackRecord { request: { [field: string]: unknown }; files: { [file: string]: string }; stackwright?: { catalogueRevision?: string; version?: string } }
+interface StackRecord { request: { [field: string]: unknown }; files: { [file: string]: string }; images?: { [variable: string]: string }; stackwright?: { catalogueRevision?: string; version?: string } }
 
-const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+const sha256 = fileHash;
 const read = (file: string): string | undefined => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined);
 
 function readRecord(dir: string): StackRecord {
@@ -81,6 +80,49 @@ function newEnvLines(env: string, example: string): string[] {
   return lines;
 }
 
+/** The value of KEY in an env file (its last line, as Compose reads it), without surrounding quotes. */
+function envValue(env: string, key: string): string | undefined {
+  const lines = [...env.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))];
+  const raw = lines.at(-1)?.[1].trim();
+  return raw === undefined ? undefined : raw.replace(/^(['"])(.*)\1$/, '$2');
+}
+
+interface PinChange { variable: string; from: string; to: string }
+
+/**
+ * The image pins of .env measured against the previous and the new generation: a pin still at what the
+ * previous generation wrote follows the new default (`follow`); one the user chose stays (`kept`). The
+ * previous defaults come from stackwright.json, or for a stack recorded before it kept them, from an
+ * unedited .env.example.
+ */
+function imagePinChanges(dir: string, record: StackRecord, env: string, newExample: string): { follow: PinChange[]; kept: PinChange[] } {
+  let previous = record.images;
+  if (!previous) {
+    const example = read(path.join(dir, ENV_EXAMPLE_FILE));
+    previous = example !== undefined && sha256(example) === record.files[ENV_EXAMPLE_FILE] ? imagePins(example) : {};
+  }
+  const follow: PinChange[] = [];
+  const kept: PinChange[] = [];
+  for (const [variable, to] of Object.entries(imagePins(newExample))) {
+    const current = envValue(env, variable);
+    if (current === undefined || current === to) continue;
+    if (current === previous[variable]) follow.push({ variable, from: current, to });
+    else kept.push({ variable, from: current, to });
+  }
+  return { follow, kept };
+}
+
+/** .env with each followed pin's last line set to the new default. */
+function applyPins(env: string, follow: PinChange[]): string {
+  let out = env;
+  for (const { variable, to } of follow) {
+    const lines = [...out.matchAll(new RegExp(`^${variable}=.*$`, 'gm'))];
+    const last = lines.at(-1)!;
+    out = `${out.slice(0, last.index)}${variable}=${to}${out.slice(last.index! + last[0].length)}`;
+  }
+  return out;
+}
+
 function printDiff(io: Output, file: string, before: string, after: string): void {
   const patch = createTwoFilesPatch(`a/${file}`, `b/${file}`, before, after, '', '', { context: 3 });
   for (const line of patch.split('\n').slice(1)) {
@@ -100,7 +142,14 @@ export async function runUpgrade(dirArg: string, opts: UpgradeOptions, io: Outpu
   const { bundle } = await generateBundle(generator, { ...record.request, format: 'json' });
   const steps = plan(dir, record, bundle.files, Boolean(opts.force));
   const envText = read(path.join(dir, '.env'));
-  const envAdd = envText === undefined ? [] : newEnvLines(envText, bundle.files['.env.example'] ?? '');
+  const newExample = bundle.files[ENV_EXAMPLE_FILE] ?? '';
+  const pins = envText === undefined ? { follow: [], kept: [] } : imagePinChanges(dir, record, envText, newExample);
+  const envAdd = envText === undefined ? [] : newEnvLines(envText, newExample);
+  const envPinned = envText === undefined ? undefined : applyPins(envText, pins.follow);
+  const envAfter = envPinned === undefined ? undefined
+    : envAdd.length ? `${envPinned}${envPinned.endsWith('\n') || envPinned === '' ? '' : '\n'}# added by stackwright upgrade ${new Date().toISOString().slice(0, 10)}\n${envAdd.join('\n')}\n` : envPinned;
+  // a kept edit's new version beside it counts as a change only when it is not already there as it would be written
+  const besides = steps.filter((s) => s.action === 'keep-edit' && s.after !== undefined && read(path.join(dir, `${s.file}${NEW_SUFFIX}`)) !== s.after);
 
   const from = record.stackwright?.catalogueRevision ?? 'unknown';
   io.out(io.style.bold(`Upgrading ${dir}: catalogue ${from} → ${generator.catalogue.revision}`));
@@ -109,34 +158,47 @@ export async function runUpgrade(dirArg: string, opts: UpgradeOptions, io: Outpu
     else if (s.action === 'update') printDiff(io, s.file, s.before!, s.after!);
     else if (s.action === 'remove') printDiff(io, s.file, s.before!, '');
   }
-  if (envAdd.length) printDiff(io, '.env', envText!, `${envText!.replace(/\n?$/, '\n')}${envAdd.join('\n')}\n`);
+  if (envAfter !== undefined && envAfter !== envText) printDiff(io, '.env', envText!, envAfter);
   const count = (a: Action) => steps.filter((s) => s.action === a).length;
-  const summary = `${count('update')} updated, ${count('add')} added, ${count('remove')} removed, ${count('keep-edit')} kept as you edited them, ${count('keep-deleted')} kept deleted; .env: ${envAdd.filter((l) => !l.startsWith('#')).length} new key(s)`;
+  const summary = `${count('update')} updated, ${count('add')} added, ${count('remove')} removed, ${count('keep-edit')} kept as you edited them, ${count('keep-deleted')} kept deleted; .env: ${envAdd.filter((l) => !l.startsWith('#')).length} new key(s), ${pins.follow.length} image(s) moved to the new default`;
   for (const s of steps.filter((x) => x.action === 'keep-edit')) {
     io.out(io.style.yellow(`kept your edit: ${s.file}${s.after !== undefined ? ` (the new version is ${opts['dry-run'] ? 'shown by --force' : `in ${s.file}${NEW_SUFFIX}`})` : ' (the new catalogue no longer generates it)'}`));
   }
   for (const s of steps.filter((x) => x.action === 'keep-deleted')) io.out(io.style.yellow(`kept deleted: ${s.file} (--force writes it again)`));
+  for (const p of pins.follow) io.out(`${p.variable}: ${p.from} → ${p.to} (you had not changed it)`);
+  for (const p of pins.kept) io.out(io.style.yellow(`kept your ${p.variable}=${p.from}; the new default is ${p.to} (set it in .env to follow)`));
+  const changes = steps.some((s) => s.action === 'add' || s.action === 'update' || s.action === 'remove') || besides.length > 0 || envAfter !== envText;
+  if (!changes) {
+    io.out(`nothing to change: ${summary}`);
+    return 0;
+  }
   if (opts['dry-run']) {
     io.out(`dry run, nothing written: ${summary}`);
     return 0;
   }
 
-  // the backup first: every file the upgrade replaces or removes, the record and .env
+  // the backup first: every file the upgrade replaces or removes (a .stackwright-new beside an edit too), the record and .env
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const backup = path.join(dir, BACKUPS, stamp);
   const keep = (file: string, content: string) => writeBundleFile(backup, path.join('files', file), content);
   for (const s of steps) if ((s.action === 'update' || s.action === 'remove') && s.before !== undefined) keep(s.file, s.before);
+  const added = steps.filter((s) => s.action === 'add').map((s) => s.file);
+  for (const s of besides) {
+    const beside = `${s.file}${NEW_SUFFIX}`;
+    const earlier = read(path.join(dir, beside));
+    if (earlier === undefined) added.push(beside);
+    else keep(beside, earlier);
+  }
   keep(PROVENANCE_FILE, read(path.join(dir, PROVENANCE_FILE))!);
   if (envText !== undefined) keep('.env', envText);
-  const added = steps.filter((s) => s.action === 'add').map((s) => s.file);
   fs.writeFileSync(path.join(backup, 'upgrade.json'), `${JSON.stringify({ at: new Date().toISOString(), from, to: generator.catalogue.revision, added }, null, 2)}\n`);
 
   for (const s of steps) {
     if (s.action === 'add' || s.action === 'update') writeBundleFile(dir, s.file, s.after!);
     else if (s.action === 'remove') fs.rmSync(path.join(dir, s.file));
-    else if (s.action === 'keep-edit' && s.after !== undefined) writeBundleFile(dir, `${s.file}${NEW_SUFFIX}`, s.after);
   }
-  if (envAdd.length) fs.appendFileSync(path.join(dir, '.env'), `${envText!.endsWith('\n') || envText === '' ? '' : '\n'}# added by stackwright upgrade ${new Date().toISOString().slice(0, 10)}\n${envAdd.join('\n')}\n`);
+  for (const s of besides) writeBundleFile(dir, `${s.file}${NEW_SUFFIX}`, s.after!);
+  if (envAfter !== undefined && envAfter !== envText) fs.writeFileSync(path.join(dir, '.env'), envAfter);
   // the new record hashes the files as generated, so an edit kept now still counts as an edit next time
   writeBundleFile(dir, PROVENANCE_FILE, bundle.files[PROVENANCE_FILE]);
   io.out(io.style.green(`upgraded: ${summary}`));
@@ -164,6 +226,6 @@ function rollback(dir: string, io: Output): number {
   for (const file of meta.added) fs.rmSync(path.join(dir, file), { force: true });
   // a rolled-back upgrade is used up, so a second --rollback goes one further back
   fs.renameSync(backup, path.join(root, `rolled-back-${stamps[stamps.length - 1]}`));
-  io.out(io.style.green(`rolled back to the files before the upgrade of ${stamps[stamps.length - 1]}; ${meta.added.length} added file(s) removed`));
+  io.out(io.style.green(`rolled back to the files before the upgrade of ${stamps[stamps.length - 1]}; ${meta.added.length} file(s) it wrote removed${meta.added.length ? ` (${meta.added.join(', ')})` : ''}`));
   return 0;
 }

@@ -5,6 +5,7 @@ import type { ContainerPlugin } from '../catalogue/types.js';
 import { VALUE_REF } from '../catalogue/rules.js';
 import { envPrefix } from './escape.js';
 import type { Resolution } from './resolve.js';
+import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE } from './helper-image.js';
 import { SOCKET_PROXY_IMAGE, SOCKET_PROXY_MEMORY_MB, SOCKET_PROXY_SERVICE, SOCKET_PROXY_TAG } from './socket-proxy.js';
 import {
   BIND_VARIABLE, envApplies, envKey, imageRef, LOG_VARIABLES, skillTokens, NATIVE_BIND_VARIABLE, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
@@ -207,6 +208,10 @@ function collectEnv(
     vars.push({ key: imageVariable(SOCKET_PROXY_SERVICE), example: `${SOCKET_PROXY_IMAGE}:${SOCKET_PROXY_TAG}`, required: false, group: '',
       description: 'Image of the Docker socket proxy (the only container that sees the Docker socket; it passes on just the API parts the services need)' });
     vars.push({ key: memoryVariable(SOCKET_PROXY_SERVICE), example: `${SOCKET_PROXY_MEMORY_MB}m`, required: false, group: '', description: 'Memory limit of the Docker socket proxy' });
+  }
+  if (members.some((m) => m.placement === 'container' && (m.plugin.manifest.volumes ?? []).length)) {
+    vars.push({ key: BACKUP_KEEP_VARIABLE, example: String(BACKUP_KEEP_DEFAULT), required: false, group: '',
+      description: 'How many backups scripts/backup.sh keeps in backups/ (the oldest are removed after a new one is written)' });
   }
   vars.push({ key: LOG_VARIABLES.driver, example: 'json-file', required: false, group: '', description: 'Docker log driver of every container (json-file or local both rotate)' });
   vars.push({ key: LOG_VARIABLES.maxSize, example: '10m', required: false, group: '', description: 'Size at which a container log file is rotated' });

@@ -3,16 +3,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { VALUE_REF } from '../catalogue/rules.js';
-import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin } from '../catalogue/types.js';
+import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
 import { isPublicDomain } from './build-model.js';
 import { proxyFilePath, setupServiceName, volumeName } from './compose.js';
+import { imageVariable } from './env-names.js';
 import { dotenvValue, psQuote, shellQuote } from './escape.js';
+import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE, HELPER_IMAGE } from './helper-image.js';
 import {
   BIND_VARIABLE, envKey, imageRef, NATIVE_BIND_VARIABLE, nativeConfigPath, nativeSkillsDir, nativeStateDir, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
 } from './model.js';
 import { bashValue, nativeEnvironment, psValue, type NativeVariable } from './native-env.js';
 import { AUTH_FILE_FORMAT } from './proxy-auth.js';
+import { SOCKET_PROXY_SERVICE } from './socket-proxy.js';
 
 /** Scripts get mode 0755 in the archive. */
 export const SCRIPT_FILES = ['scripts/lib.sh', 'scripts/start.sh', 'scripts/stop.sh', 'scripts/update.sh', 'scripts/backup.sh', 'scripts/status.sh'];
@@ -91,6 +94,19 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     required: model.env.filter((v) => v.required && !v.secret && v.example === '').map((v) => v.key),
     optionalInputs: model.env.filter((v) => !v.required && !v.secret && v.example === '').map((v) => v.key),
     volumes: model.members.filter((m) => m.placement === 'container').flatMap((m) => (m.plugin.manifest.volumes ?? []).map((v) => volumeName(m.plugin.id, v.name))),
+    // databases scripts/backup.sh --live dumps with their own tools inside their containers, and their volumes
+    dumps: model.members.filter((m) => m.placement === 'container' && m.plugin.kind === 'service' && (m.plugin as ServicePlugin).manifest.backup).map((m) => ({
+      service: m.plugin.id,
+      ...(m.plugin as ServicePlugin).manifest.backup!,
+      volumes: (m.plugin.manifest.volumes ?? []).map((v) => volumeName(m.plugin.id, v.name)),
+    })),
+    helperImage: HELPER_IMAGE,
+    // each container service and the .env variable naming its image (scripts/update.sh puts them back on a rollback)
+    imageVariables: [
+      ...model.members.filter((m) => m.placement === 'container').map((m) => ({ service: m.plugin.id, variable: imageVariable(m.plugin.id) })),
+      ...(model.dockerApiUsers.length ? [{ service: SOCKET_PROXY_SERVICE, variable: imageVariable(SOCKET_PROXY_SERVICE) }] : []),
+    ],
+    backupKeep: { variable: BACKUP_KEEP_VARIABLE, default: BACKUP_KEEP_DEFAULT },
     urls: [
       ...webPorts.map((p) => ({ label: `${byId.get(p.plugin)!.plugin.manifest.name}, ${lowerFirst(p.description)}`, variable: p.variable, port: p.host, path: '/', url: null as string | null, login: loginText(byId.get(p.plugin)!.plugin) })),
       // native parts listen on the host at their own ports

@@ -1,10 +1,24 @@
 // stackwright.json: where a stack came from (DECISIONS "Provenance"). The request (it holds no
 // secrets: those are made on the user's machine), the catalogue revision, the Stackwright version and
-// the sha256 of every other generated file, so a later upgrade can tell the user's edits from ours.
+// the sha256 of every other generated file, so a later upgrade can tell the user's edits from ours,
+// and the image pins it wrote, so a later upgrade can tell the user's pins from ours.
 import crypto from 'node:crypto';
 import { STACKWRIGHT_VERSION } from '../version.js';
 
 export const PROVENANCE_FILE = 'stackwright.json';
+/** The file whose `<SERVICE>_IMAGE=` lines are the image pins a generation wrote. */
+export const ENV_EXAMPLE_FILE = '.env.example';
+
+/**
+ * The image pins of an env file (`<SERVICE>_IMAGE=ref`, the last line of a key wins as in Compose).
+ * The record keeps those of `.env.example`, so `stackwright upgrade` can tell a pin the user left at
+ * our default (it follows the new default) from one the user chose (it stays).
+ */
+export function imagePins(envText: string): Record<string, string> {
+  const pins: Record<string, string> = {};
+  for (const m of envText.matchAll(/^([A-Z][A-Z0-9_]*_IMAGE)=([^\s#'"]+)[ \t]*$/gm)) pins[m[1]] = m[2];
+  return pins;
+}
 
 /** sha256 of a file's content, as stackwright.json records it. */
 export function fileHash(content: string): string {
@@ -22,6 +36,7 @@ export function provenance<R extends object>(request: R, fields: readonly (keyof
   return `${JSON.stringify({
     stackwright: { version: STACKWRIGHT_VERSION, catalogueRevision },
     request: sent,
+    images: imagePins(files.get(ENV_EXAMPLE_FILE) ?? ''),
     files: hashes,
   }, null, 2)}\n`;
 }

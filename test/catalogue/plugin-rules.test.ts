@@ -94,6 +94,17 @@ describe('plugin rules', () => {
     expectProblem(list, BETA, '/databases/0/passwordEnv', 'database.password', /must be a secret variable/);
   });
 
+  test('a database backed up with its own tools names declared variables, the ones its kind needs, and tools its image lists', () => {
+    const list = problems({
+      [BETA]: service('beta', 'backup: { kind: mongo, passwordEnv: NOPE }\nbinaries: [sh, mongodump]\nenvironment:\n  - { name: ROOT, default: x, description: root }\n'),
+    });
+    expectProblem(list, BETA, '/backup/passwordEnv', 'database.backup', /NOPE is not a variable this plugin declares/);
+    expectProblem(list, BETA, '/backup', 'database.backup', /a mongo backup needs userEnv/);
+    expectProblem(list, BETA, '/backup/kind', 'database.backup', /runs mongorestore in the container, which binaries does not list/);
+    const clean = problems({ [BETA]: service('beta', 'backup: { kind: redis }\nbinaries: [redis-cli]\n') });
+    assert.deepEqual(clean.filter((p) => p.rule === 'database.backup'), [], 'a Redis without a password needs no variable');
+  });
+
   test('ifPresent must name a plugin, and a default may hold only {{url:id}}', () => {
     const list = problems({
       [BETA]: service('beta', 'requires: [alpha]\nenvironment:\n  - { name: A, ifPresent: gamma, value: x, description: a }\n  - { name: B, default: "{{host:alpha}}", description: b }\n'),

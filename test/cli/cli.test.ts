@@ -293,13 +293,24 @@ describe('stackwright list', () => {
   });
 });
 
+/** A copy of the plugins (to move a tag in), the env that points the CLI at it, and where a stack goes. */
+function catalogueCopy() {
+  const root = tmp();
+  const plugins = path.join(root, 'plugins');
+  fs.cpSync(path.join(REPO_ROOT, 'plugins'), plugins, { recursive: true });
+  const env = { STACK_PLUGINS_DIR: plugins, STACK_CATALOGUE_DIR: path.join(REPO_ROOT, 'catalogue') };
+  return { plugins, env, stack: path.join(root, 'stack') };
+}
+
+/** Moves a service's imageTag in the catalogue copy. */
+function moveTag(plugins: string, id: string, tag: string): void {
+  const manifest = path.join(plugins, `services/${id}/service.yaml`);
+  fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').replace(/^imageTag: .*$/m, `imageTag: ${tag}`));
+}
+
 describe('stackwright upgrade', () => {
   test('applies the new catalogue to files the user left alone, keeps edits, .env values and the override file, and rolls back', async () => {
-    const root = tmp();
-    const plugins = path.join(root, 'plugins');
-    fs.cpSync(path.join(REPO_ROOT, 'plugins'), plugins, { recursive: true });
-    const env = { STACK_PLUGINS_DIR: plugins, STACK_CATALOGUE_DIR: path.join(REPO_ROOT, 'catalogue') };
-    const stack = path.join(root, 'stack');
+    const { plugins, env, stack } = catalogueCopy();
     assert.equal((await cli(['generate', '--name', 'up', '--services', 'qdrant', '--out', stack], env)).code, 0);
 
     // the user runs it (.env appears), edits the README and adds an override
@@ -342,6 +353,61 @@ describe('stackwright upgrade', () => {
     assert.equal(back.code, 0, back.stderr);
     assert.equal(fs.readFileSync(path.join(stack, 'docker-compose.yml'), 'utf8'), compose0);
     assert.doesNotMatch(fs.readFileSync(path.join(stack, '.env'), 'utf8'), /TELEMETRY/);
+  });
+
+  test('image pins left at the previous default follow the new one; a pin the user chose stays and is named; rollback removes what it wrote', async () => {
+    const { plugins, env, stack } = catalogueCopy();
+    assert.equal((await cli(['generate', '--name', 'pins', '--services', 'qdrant,redis', '--out', stack], env)).code, 0);
+    const record0 = JSON.parse(fs.readFileSync(path.join(stack, 'stackwright.json'), 'utf8'));
+    const qdrant0 = record0.images.QDRANT_IMAGE as string;
+    assert.match(qdrant0, /^qdrant\/qdrant:/, 'the record keeps the pins it wrote');
+
+    // as start.sh does: .env is .env.example, secrets filled; the user pins Redis to a tag of their own and edits the README
+    const example = fs.readFileSync(path.join(stack, '.env.example'), 'utf8');
+    fs.writeFileSync(path.join(stack, '.env'), example.replace(/^REDIS_IMAGE=.*$/m, 'REDIS_IMAGE=redis:7.4.0-alpine').replace(/^(REDIS_REDIS_PASSWORD)=$/m, '$1=s3cret'));
+    fs.appendFileSync(path.join(stack, 'README.md'), '\nMy notes.\n');
+
+    // the catalogue moves both tags
+    for (const id of ['qdrant', 'redis']) moveTag(plugins, id, 'v9.9.9');
+    const run = await cli(['upgrade', stack], env);
+    assert.equal(run.code, 0, run.stderr);
+    const dotenv = fs.readFileSync(path.join(stack, '.env'), 'utf8');
+    assert.match(dotenv, /^QDRANT_IMAGE=qdrant\/qdrant:v9\.9\.9$/m, 'the untouched pin follows the new default');
+    assert.match(dotenv, /^REDIS_IMAGE=redis:7\.4\.0-alpine$/m, 'the chosen pin stays');
+    assert.match(dotenv, /^REDIS_REDIS_PASSWORD=s3cret$/m);
+    assert.ok(run.stdout.includes(`QDRANT_IMAGE: ${qdrant0} → qdrant/qdrant:v9.9.9`), run.stdout);
+    assert.match(run.stdout, /kept your REDIS_IMAGE=redis:7\.4\.0-alpine; the new default is redis:v9\.9\.9/);
+    assert.match(run.stdout, /1 image\(s\) moved to the new default/);
+    assert.ok(fs.existsSync(path.join(stack, 'README.md.stackwright-new')));
+    assert.equal(JSON.parse(fs.readFileSync(path.join(stack, 'stackwright.json'), 'utf8')).images.QDRANT_IMAGE, 'qdrant/qdrant:v9.9.9');
+
+    // nothing left to change: no backup is made
+    const backups = path.join(stack, '.stackwright', 'upgrade-backups');
+    const made = fs.readdirSync(backups);
+    const again = await cli(['upgrade', stack], env);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /nothing to change/);
+    assert.deepEqual(fs.readdirSync(backups), made, 'no second backup');
+
+    const back = await cli(['upgrade', stack, '--rollback'], env);
+    assert.equal(back.code, 0, back.stderr);
+    assert.ok(!fs.existsSync(path.join(stack, 'README.md.stackwright-new')), 'the file it wrote beside the edit is gone');
+    assert.match(back.stdout, /README\.md\.stackwright-new/);
+    assert.match(fs.readFileSync(path.join(stack, '.env'), 'utf8'), new RegExp(`^QDRANT_IMAGE=${qdrant0.replace(/[.]/g, '\\.')}$`, 'm'), '.env is as it was');
+  });
+
+  test('a stack recorded before pins were kept takes the previous defaults from its unedited .env.example', async () => {
+    const { plugins, env, stack } = catalogueCopy();
+    assert.equal((await cli(['generate', '--name', 'old', '--services', 'qdrant', '--out', stack], env)).code, 0);
+    const recordFile = path.join(stack, 'stackwright.json');
+    const record = JSON.parse(fs.readFileSync(recordFile, 'utf8'));
+    delete record.images;
+    fs.writeFileSync(recordFile, JSON.stringify(record));
+    fs.copyFileSync(path.join(stack, '.env.example'), path.join(stack, '.env'));
+    moveTag(plugins, 'qdrant', 'v9.9.9');
+    const run = await cli(['upgrade', stack], env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(fs.readFileSync(path.join(stack, '.env'), 'utf8'), /^QDRANT_IMAGE=qdrant\/qdrant:v9\.9\.9$/m);
   });
 
   test('a folder without stackwright.json is refused with what to do', async () => {

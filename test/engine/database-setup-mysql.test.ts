@@ -3,22 +3,21 @@
 // started on a private port for this file. Each consumer gets its user and database and reaches only
 // its own, a second run changes nothing, a changed password takes effect, a wrong root password makes nothing.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readConfig } from '../../src/config.js';
 import { Generator } from '../../src/engine/generate.js';
+import { startMariaDb, type MariaDb } from '../support/mariadb.js';
 import { shippedCatalogue } from '../support/server.js';
 
 const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir, 50);
 const PORT = 53306;
 const ROOTPASS = 'root-secret-1';
-const asRoot = process.getuid?.() === 0;
 
 let dir: string;
-let server: ChildProcess | undefined;
+let db: MariaDb | undefined;
 
 function mysql(user: string, password: string, sql: string, database = ''): { status: number | null; stdout: string; stderr: string } {
   const args = ['-h', '127.0.0.1', '-P', String(PORT), `-u${user}`, '--batch', '--skip-column-names', '-e', sql];
@@ -39,27 +38,11 @@ function runSetup(name: string, services: string[], env: Record<string, string>)
 
 describe('database setup against a real MySQL-compatible server (MariaDB)', () => {
   before(async () => {
-    assert.ok(fs.existsSync('/usr/sbin/mariadbd'), 'MariaDB is missing: run npm run setup:test-tools');
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-mysql-'));
-    const data = path.join(dir, 'data');
-    const user = asRoot ? ['--user=mysql'] : [];
-    if (asRoot) spawnSync('chown', ['-R', 'mysql:', dir]);
-    fs.chmodSync(dir, 0o755);
-    const init = spawnSync('mariadb-install-db', ['--no-defaults', `--datadir=${data}`, ...user, '--auth-root-authentication-method=normal', '--skip-test-db'], { encoding: 'utf8', timeout: 120_000 });
-    assert.equal(init.status, 0, init.stderr + init.stdout);
-    server = spawn('/usr/sbin/mariadbd', ['--no-defaults', `--datadir=${data}`, ...user, `--port=${PORT}`, '--bind-address=127.0.0.1', `--socket=${path.join(dir, 'sock')}`, `--pid-file=${path.join(dir, 'pid')}`, '--skip-log-bin'], { stdio: 'ignore' });
-    const sock = path.join(dir, 'sock');
-    for (let i = 0; i < 300 && !fs.existsSync(sock); i++) await new Promise((r) => setTimeout(r, 100));
-    // the root account the stack's server has: a password, reachable over TCP
-    const setRoot = spawnSync('mysql', ['--no-defaults', `--socket=${sock}`, '-uroot', '-e',
-      `ALTER USER 'root'@'localhost' IDENTIFIED BY '${ROOTPASS}'; CREATE USER 'root'@'%' IDENTIFIED BY '${ROOTPASS}'; GRANT ALL PRIVILEGES ON *.* TO 'root'@'%' WITH GRANT OPTION;`], { encoding: 'utf8' });
-    assert.equal(setRoot.status, 0, setRoot.stderr);
+    db = await startMariaDb(PORT, ROOTPASS, 'stackwright-mysql-');
+    dir = db.dir;
   });
 
-  after(() => {
-    server?.kill('SIGKILL');
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => db?.stop());
 
   const first = { BOOKSTACK_DB_PASSWORD: 'bookstack-pass-1', MATOMO_MATOMO_DATABASE_PASSWORD: "mat'omo\\pass-1" };
 

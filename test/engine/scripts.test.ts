@@ -17,7 +17,8 @@ const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir,
  * A bundle on disk plus a recording `docker` first on PATH that logs each call and answers like a
  * healthy daemon. The real engine is not run here: these tests hold the order of the scripts' steps.
  * FAKE_PORT_HOLDER=<port>=<name> makes a container of another project hold a port; FAKE_SS fakes `ss`
- * output; FAKE_UNHEALTHY_UNTIL_TAG keeps containers unhealthy until a `docker tag` (a rollback) ran.
+ * output; FAKE_UNHEALTHY_UNTIL_TAG keeps containers unhealthy until a `docker tag` (a rollback) ran;
+ * FAKE_PULL_FAIL=<ref> makes the pull of the redis service fail as a registry does for a tag it lacks.
  */
 function setup(request: Parameters<Generator['generate']>[0], opts: { noDocker?: boolean } = {}) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-scripts-'));
@@ -36,7 +37,19 @@ case "$*" in
     if [ -n "\${FAKE_PORT_HOLDER:-}" ] && [[ "$*" == *"publish=\${FAKE_PORT_HOLDER%%=*} "* ]]; then
       [[ "$*" == *Names* ]] && echo "\${FAKE_PORT_HOLDER#*=} otherproject" || echo otherproject
     fi ;;
-  inspect*Labels*) echo "web example/web:2 sha256:0ld" ;;
+  inspect*Labels*) echo "redis example/redis:2 sha256:0ld" ;;
+  "compose pull"*)
+    if [ -n "\${FAKE_PULL_FAIL:-}" ]; then
+      [ "$*" = "compose pull --quiet openclaw" ] && exit 0
+      echo "Error response from daemon: manifest for \${FAKE_PULL_FAIL} not found: manifest unknown" >&2
+      exit 18
+    fi ;;
+  "compose config --services") printf 'openclaw\nredis\n' ;;
+  "compose config --images redis") echo "\${FAKE_PULL_FAIL:-redis:7}" ;;
+  # the helper's archive of a volume: a real (empty) tar.gz where the backup folder is mounted
+  "run --rm -v "*"tar czf /backup/"*)
+    for a in "$@"; do case $a in *:/backup) dest=\${a%:/backup} ;; /backup/*) file=\${a#/backup/} ;; esac; done
+    tar czf "$dest/$file" -T /dev/null ;;
   inspect*Health*)
     if [ -n "\${FAKE_UNHEALTHY_UNTIL_TAG:-}" ] && ! grep -q '^tag ' ${JSON.stringify(log)}; then echo unhealthy:0; else echo healthy:0; fi ;;
   inspect*) echo /c1 ;;
@@ -150,7 +163,9 @@ describe('scripts/backup.sh', () => {
     for (const volume of ['redis-data', 'qdrant-storage']) {
       assert.ok(log.some((l) => l.startsWith(`run --rm -v saver_${volume}:/data:ro`) && l.includes(`tar czf /backup/${volume}.tar.gz`)), `${volume}:\n${log.join('\n')}`);
     }
-    assert.equal(log.at(-1), 'compose start');
+    const start = log.indexOf('compose start');
+    assert.ok(start > log.findIndex((l) => l.includes('tar czf')), 'started again after the archives');
+    assert.ok(log.slice(start).some((l) => l.includes('.State.Health')), 'and waited for the health checks');
     assert.match(res.stdout, /restore: scripts\/backup\.sh restore/);
   });
 
@@ -180,17 +195,18 @@ describe('scripts/start.sh port check', () => {
 });
 
 describe('scripts/update.sh', () => {
-  test('backs up, records the running images, pulls, recreates and waits for health, in that order', () => {
+  test('pulls, backs up, records the running images, recreates and waits for health, in that order', () => {
     const { run, calls } = started({ name: 'upd', services: ['redis'] });
     const before = calls().length;
     const res = run('scripts/update.sh');
     assert.equal(res.status, 0, res.stderr + res.stdout);
     const log = calls().slice(before);
     const at = (prefix: string) => log.findIndex((l) => l.startsWith(prefix));
-    assert.ok(at('compose stop') >= 0 && at('run --rm -v upd_redis-data:/data:ro') > at('compose stop'), `backup first:\n${log.join('\n')}`);
-    assert.ok(at('inspect --format {{index .Config.Labels') > at('compose start'), 'then the running images are recorded');
-    assert.ok(at('compose pull') > at('inspect --format {{index .Config.Labels'), 'then the pull');
-    assert.ok(log.lastIndexOf('compose up -d --remove-orphans') > at('compose pull'), 'then the recreate');
+    assert.ok(at('compose pull') >= 0 && at('compose stop') > at('compose pull'), `the pull first:\n${log.join('\n')}`);
+    assert.ok(at('run --rm -v upd_redis-data:/data:ro') > at('compose stop'), `then the backup:\n${log.join('\n')}`);
+    const recorded = log.map((l) => l.startsWith('inspect --format {{index .Config.Labels')).lastIndexOf(true);
+    assert.ok(recorded > at('compose start'), 'then the running images are recorded');
+    assert.ok(log.lastIndexOf('compose up -d --remove-orphans') > recorded, 'then the recreate');
     const lastHealth = log.map((l) => l.includes('.State.Health')).lastIndexOf(true);
     assert.ok(lastHealth > log.lastIndexOf('compose up -d --remove-orphans'), 'then the health wait');
     assert.ok(!log.some((l) => l.startsWith('tag ') || l.includes('volume rm') || l.includes('down -v')), 'no rollback, nothing deleted');
@@ -198,16 +214,21 @@ describe('scripts/update.sh', () => {
   });
 
   test('puts the previous images back when the new ones fail their health checks', () => {
-    const { runWith, calls } = started({ name: 'bad', services: ['redis'] });
+    const { dir, runWith, calls } = started({ name: 'bad', services: ['redis'] });
+    // the user (or stackwright upgrade) moved the pin; the running container still has the old image
+    fs.appendFileSync(path.join(dir, '.env'), 'REDIS_IMAGE=example/redis:3\n');
     const before = calls().length;
     const res = runWith({ FAKE_UNHEALTHY_UNTIL_TAG: '1', STACK_START_TIMEOUT: '0' }, 'scripts/update.sh', '--no-backup');
     assert.equal(res.status, 1);
     assert.match(res.stderr, /update rolled back to the previous images/);
     const log = calls().slice(before);
     assert.ok(!log.includes('compose stop'), '--no-backup skips the backup');
-    const tag = log.indexOf('tag sha256:0ld example/web:2');
+    const tag = log.indexOf('tag sha256:0ld example/redis:2');
     assert.ok(tag > log.indexOf('compose up -d --remove-orphans'), `the old image is re-tagged after the failed recreate:\n${log.join('\n')}`);
     assert.ok(log.indexOf('compose up -d --remove-orphans --pull never') > tag, 'and recreated without pulling');
+    assert.ok(!log.some((l) => l.includes('volume rm') || l.includes('down -v')), 'the data volumes are not touched');
+    assert.match(fs.readFileSync(path.join(dir, '.env'), 'utf8'), /^REDIS_IMAGE=example\/redis:2$/m, 'and .env names the image that runs again');
+    assert.match(res.stdout, /redis: REDIS_IMAGE in \.env back to example\/redis:2/);
   });
 
   test('--rollback returns to the recorded images; without a record it says there is nothing to return to', () => {
@@ -219,6 +240,21 @@ describe('scripts/update.sh', () => {
     assert.equal(run('scripts/update.sh', '--no-backup').status, 0);
     const res = run('scripts/update.sh', '--rollback');
     assert.equal(res.status, 0, res.stderr);
-    assert.ok(calls().includes('tag sha256:0ld example/web:2'));
+    assert.ok(calls().includes('tag sha256:0ld example/redis:2'));
+    assert.match(res.stdout, /redis: REDIS_IMAGE in \.env back to example\/redis:2/);
+  });
+
+  test('a pull that fails names the image and changes nothing', () => {
+    const { dir, runWith, calls } = started({ name: 'offline', services: ['redis'] });
+    const envBefore = fs.readFileSync(path.join(dir, '.env'), 'utf8');
+    const before = calls().length;
+    const res = runWith({ FAKE_PULL_FAIL: 'redis:7.9.9-nope' }, 'scripts/update.sh');
+    assert.equal(res.status, 1, res.stdout);
+    assert.match(res.stderr, /could not pull:\n {2}redis: redis:7\.9\.9-nope \(Error response from daemon: manifest for redis:7\.9\.9-nope not found: manifest unknown\)/);
+    assert.match(res.stderr, /nothing was changed: the stack still runs the images it ran/);
+    assert.doesNotMatch(res.stderr, /openclaw:/, 'only the image that failed is named');
+    const log = calls().slice(before);
+    assert.deepEqual(log.filter((l) => /^compose (stop|up|down|start)|^run |^tag /.test(l)), [], `nothing stopped, backed up or recreated:\n${log.join('\n')}`);
+    assert.equal(fs.readFileSync(path.join(dir, '.env'), 'utf8'), envBefore);
   });
 });
