@@ -138,7 +138,7 @@ export class PluginFileRenderer {
         }
       } else {
         const proxy = p as ProxyPlugin;
-        for (const f of proxy.manifest.configFiles) files.set(proxyFilePath(proxy, f.file), renderOne(member, f.template));
+        for (const f of proxy.manifest.configFiles.filter((c) => !c.https || model.https)) files.set(proxyFilePath(proxy, f.file), renderOne(member, f.template));
         if (model.proxyAuth) files.set(proxyFilePath(proxy, proxy.manifest.basicAuth.file), lockedAuthFile(proxy.manifest.basicAuth.format));
       }
     }
