@@ -10,17 +10,18 @@ export const AGENT_CLIS = path.resolve(process.env.STACK_AGENT_CLIS ?? '/tmp/age
 
 /**
  * The installed package's folder, after checking it is the version the catalogue pins (the npm spec
- * `<pkg>@<version>` in the framework's manifest).
+ * `<pinned>@<version>` in the framework's manifest; `pinned` is another package for a platform binary
+ * that ships at its wrapper's version).
  */
-export function agentPackage(pkg: string, frameworkId: string): string {
+export function agentPackage(pkg: string, frameworkId: string, pinned = pkg): string {
   const dir = path.join(AGENT_CLIS, 'node_modules', pkg);
   if (!fs.existsSync(path.join(dir, 'package.json'))) {
     throw new Error(`${pkg} is missing from ${AGENT_CLIS}: run npm run setup:test-tools (scripts/install-test-tools.sh) or set STACK_AGENT_CLIS`);
   }
   const manifest = fs.readFileSync(path.join(REPO_ROOT, 'plugins', 'frameworks', frameworkId, 'framework.yaml'), 'utf8');
-  const pinned = new RegExp(`${pkg.replace(/[/@.]/g, '\\$&')}@(\\d[\\w.-]*)`).exec(manifest)?.[1];
+  const pin = new RegExp(`${pinned.replace(/[/@.-]/g, '\\$&')}@(\\d[\\w.-]*)`).exec(manifest)?.[1];
   const installed = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
-  if (!pinned || installed !== pinned) throw new Error(`${pkg} ${installed} in ${AGENT_CLIS} is not the pinned ${pinned ?? '(no pin found)'}: run scripts/install-test-tools.sh`);
+  if (!pin || installed !== pin) throw new Error(`${pkg} ${installed} in ${AGENT_CLIS} is not the pinned ${pin ?? '(no pin found)'}: run scripts/install-test-tools.sh`);
   return dir;
 }
 
@@ -84,4 +85,26 @@ export function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv
     child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/**
+ * The command a README note gives (`docker compose exec -e K=V ... -w <dir> <service> <program> <args>` in
+ * backquotes), split the way a shell splits it: the -e variables and the program's own arguments.
+ */
+export async function noteCommand(note: string): Promise<{ env: Record<string, string>; program: string; args: string[] }> {
+  const command = /`(docker compose exec [^`]+)`/.exec(note)?.[1];
+  if (!command) throw new Error(`no docker compose exec command in: ${note}`);
+  const res = await run('bash', ['-c', `docker() { printf '%s\\0' "$@"; }; ${command.replace(/<[^>]+>/g, 'PLACEHOLDER')}`]);
+  if (res.code !== 0) throw new Error(`the command does not parse: ${res.stderr}`);
+  const argv = res.stdout.split('\0').slice(0, -1);
+  const env: Record<string, string> = {};
+  let i = 2; // compose exec
+  for (; i < argv.length && argv[i].startsWith('-'); i += 2) {
+    if (argv[i] === '-e') {
+      const [k, ...v] = argv[i + 1].split('=');
+      env[k] = v.join('=');
+    }
+  }
+  // argv[i] is the compose service, then the program and its arguments
+  return { env, program: argv[i + 1], args: argv.slice(i + 2) };
 }
