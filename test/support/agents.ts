@@ -1,6 +1,8 @@
 // The real agent CLIs from npm (installed by scripts/install-test-tools.sh into STACK_AGENT_CLIS) and the stub
 // model server (test/stub-model/server.mjs) they are pointed at.
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import { after, before } from 'node:test';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -76,14 +78,17 @@ export async function waitForStatus(url: string, status: number, child: ChildPro
 /** Runs a command to its end, collecting its output. */
 export function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { env: opts.env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { env: opts.env, cwd: opts.cwd, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout!.on('data', (d) => { stdout += d; });
+    child.stderr!.on('data', (d) => { stderr += d; });
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 300_000);
     child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-    child.stdin.end(opts.input ?? '');
+    if (opts.input !== undefined) {
+      child.stdin!.on('error', () => { /* a child that exits without reading its input */ });
+      child.stdin!.end(opts.input);
+    }
   });
 }
 
@@ -107,4 +112,19 @@ export async function noteCommand(note: string): Promise<{ env: Record<string, s
   }
   // argv[i] is the compose service, then the program and its arguments
   return { env, program: argv[i + 1], args: argv.slice(i + 2) };
+}
+
+/**
+ * For a test file: a scratch folder and a stub server that live as long as the file's tests (`stub()` is
+ * valid inside tests, once `before` has run).
+ */
+export function stubForFile(name: string): { root: string; stub: () => StubServer } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `stackwright-${name}-`));
+  let server: StubServer | undefined;
+  before(async () => { server = await startStub(); });
+  after(async () => {
+    await server?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+  return { root, stub: () => server! };
 }
