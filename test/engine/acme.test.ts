@@ -110,6 +110,8 @@ describe('STACK_ACME_CA on Caddy and Traefik', () => {
     const adapt = (env: Record<string, string>) => JSON.stringify(JSON.parse(execFileSync('caddy', ['adapt', '--config', path.join(dir, 'caddy', 'Caddyfile')], { env: { ...env, PATH: process.env.PATH! }, cwd: path.join(dir, 'caddy'), stdio: ['ignore', 'pipe', 'ignore'] }).toString()));
     assert.ok(adapt({ STACK_ACME_CA: STAGING }).includes(`"ca":"${STAGING}"`));
     assert.ok(adapt({}).includes(`"ca":"${LETS_ENCRYPT}"`), 'unset: Let\'s Encrypt production');
+    // set but empty (a validator reading .env.example; Compose itself passes the default): Caddy's own issuers
+    assert.ok(!adapt({ STACK_ACME_CA: '' }).includes('"ca":'), 'empty: no CA forced');
     const local = generate({ name: 'ca-local', preset: 'web-agent', proxy: 'caddy' });
     assert.ok(!local.files['caddy/Caddyfile'].includes('acme_ca'));
   });
