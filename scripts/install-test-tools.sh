@@ -69,3 +69,14 @@ if ! docker compose version --short 2>/dev/null | grep -q '^v\?2\.'; then
   install -D -m 755 "$compose_v2" "$plugin_dir/docker-compose"
   docker compose version
 fi
+# The agent CLIs at the versions the catalogue pins (test/agents runs them against test/stub-model/server.mjs):
+# openclaw (plugins/frameworks/openclaw), @anthropic-ai/claude-code and @openai/codex, in their own npm prefix
+# ($STACK_AGENT_CLIS, default /tmp/agent-clis). npm 11 holds back install scripts unless approved; the tests run
+# each CLI's platform binary or its .mjs entry directly, which need none.
+agent_clis="${STACK_AGENT_CLIS:-/tmp/agent-clis}"
+agent_pins=(openclaw@2026.5.7 @anthropic-ai/claude-code@2.1.330 @openai/codex@0.169.0)
+if ! (cd "$agent_clis" 2>/dev/null && npm ls --depth=0 "${agent_pins[@]}" >/dev/null 2>&1); then
+  mkdir -p "$agent_clis"
+  [ -f "$agent_clis/package.json" ] || echo '{"private":true}' > "$agent_clis/package.json"
+  (cd "$agent_clis" && npm install --no-audit --no-fund "${agent_pins[@]}" >/dev/null)
+fi

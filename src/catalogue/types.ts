@@ -116,14 +116,16 @@ export interface FrameworkManifest extends ContainerManifest {
   config: { template: string; target: string; nativePath: string };
   skillsTarget: string;
   native: NativeRecipe;
-  firstRun: { keys: string[]; steps: string[]; native?: string[] };
+  /** localModels: model servers its start wires it to (no cloud key needed then); localModelsNote: what holds for the others; withoutKey: how it answers with no key (a login) */
+  firstRun: { keys: string[]; steps: string[]; native?: string[]; localModels?: string[]; localModelsNote: string; withoutKey?: string };
   skills: { loads: boolean; how: string };
 }
 
 export interface ProxyManifest extends ContainerManifest {
   automaticHttps?: boolean;
   configDir: { path: string; target: string };
-  configFiles: { template: string; file: string }[];
+  /** `mount`: the file is also mounted alone at that path; `https`: written only when the proxy serves HTTPS */
+  configFiles: { template: string; file: string; mount?: string; https?: true }[];
   basicAuth: { file: string; format: 'caddy' | 'htpasswd'; hasher: { image: string; command: string[] } };
 }
 

@@ -8,7 +8,8 @@ import type { Resolution } from './resolve.js';
 import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE } from './helper-image.js';
 import { SOCKET_PROXY_IMAGE, SOCKET_PROXY_MEMORY_MB, SOCKET_PROXY_SERVICE, SOCKET_PROXY_TAG } from './socket-proxy.js';
 import {
-  BIND_VARIABLE, envApplies, envKey, imageRef, LOG_VARIABLES, skillTokens, NATIVE_BIND_VARIABLE, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
+  ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, envApplies, envKey, imageRef, LOG_VARIABLES, skillTokens, NATIVE_BIND_VARIABLE, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE,
+  type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
 } from './model.js';
 import { imageVariable, memoryVariable, portVariable } from './env-names.js';
 
@@ -23,7 +24,7 @@ export function buildModel(resolution: Resolution, options: StackOptions): Stack
   const skillServices = new Set(resolution.skillPacks.flatMap((p) => [...p.manifest.requiredServices, ...(p.manifest.optionalServices ?? [])]));
   const dockerApiUsers = members.filter((m) => m.placement === 'container' && m.plugin.manifest.dockerApi).map((m) => m.plugin);
   const databases = collectDatabases(members, skillServices);
-  const env = collectEnv(members, plugins, ports, options, publicUrls, proxyAuth, databases, dockerApiUsers.length > 0);
+  const env = collectEnv(members, plugins, ports, options, publicUrls, proxyAuth, databases, dockerApiUsers.length > 0, https);
   for (const t of skillTokens({ resolution, plugins })) {
     if (!env.some((v) => v.key === t.name)) env.push({ key: t.name, example: '', required: false, group: t.service, description: `${t.description} (for the agents' skills; optional)` });
   }
@@ -149,7 +150,7 @@ function buildPublicUrls(members: StackMember[], ports: PublishedPort[], routes:
 
 function collectEnv(
   members: StackMember[], plugins: ReadonlyMap<string, ContainerPlugin>, ports: PublishedPort[], options: StackOptions,
-  publicUrls: ReadonlyMap<string, string>, proxyAuth: boolean, databases: StackDatabase[], socketProxy: boolean,
+  publicUrls: ReadonlyMap<string, string>, proxyAuth: boolean, databases: StackDatabase[], socketProxy: boolean, https: boolean,
 ): EnvVar[] {
   const vars: EnvVar[] = [{
     key: 'COMPOSE_PROJECT_NAME', description: 'Compose project name: prefixes container and volume names',
@@ -194,6 +195,12 @@ function collectEnv(
     vars.push({
       key: PROXY_PASSWORD_VARIABLE, example: '', required: true, group: '', secret: { length: 32, charset: 'alnum', prefix: '' },
       description: 'Password the proxy asks for (scripts/start.sh hashes it into the proxy configuration on every start)',
+    });
+  }
+  if (https) {
+    vars.push({
+      key: ACME_CA_VARIABLE, example: '', required: false, group: '',
+      description: `ACME directory URL the proxy gets its certificates from: empty means Let's Encrypt production (${ACME_CA_DEFAULT}); set https://acme-staging-v02.api.letsencrypt.org/directory while testing (untrusted certificates, generous rate limits) or your own ACME CA's directory`,
     });
   }
   // every container's image and memory limit: the catalogue's values, changeable per service

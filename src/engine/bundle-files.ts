@@ -70,6 +70,13 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
   }
   const proxy = resolution.proxy;
   const webPorts = model.ports.filter((p) => p.web);
+  // local model servers of the stack (services tagged local-models)
+  const modelServers = model.members.filter((m) => m.plugin.kind === 'service' && (m.plugin.manifest.tags ?? []).includes('local-models'));
+  // an app that keeps its proxy path prefix (subpath: native) serves under it on its own port too
+  const basePath = (pluginId: string, port: number) => {
+    const r = model.routes.find((x) => x.service === pluginId && x.port === port && !x.host && !x.strip);
+    return r ? `${r.path}/` : '/';
+  };
   const interactive = model.members
     .filter((m) => m.placement === 'container' && m.plugin.kind === 'framework' && (m.plugin as FrameworkPlugin).manifest.interactive)
     .map((m) => {
@@ -108,10 +115,11 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     ],
     backupKeep: { variable: BACKUP_KEEP_VARIABLE, default: BACKUP_KEEP_DEFAULT },
     urls: [
-      ...webPorts.map((p) => ({ label: `${byId.get(p.plugin)!.plugin.manifest.name}, ${lowerFirst(p.description)}`, variable: p.variable, port: p.host, path: '/', url: null as string | null, login: loginText(byId.get(p.plugin)!.plugin) })),
-      // native parts listen on the host at their own ports
+      ...webPorts.map((p) => ({ label: `${byId.get(p.plugin)!.plugin.manifest.name}, ${lowerFirst(p.description)}`, variable: p.variable, port: p.host, path: basePath(p.plugin, p.container), url: null as string | null, login: loginText(byId.get(p.plugin)!.plugin) })),
+      // native parts listen on the host at their own ports, on the bridge gateway address only
       ...model.members.filter((m) => m.placement === 'native').flatMap((m) => (m.plugin.manifest.ports ?? []).filter((p) => p.web).map((p) => ({
-        label: `${m.plugin.manifest.name} (native), ${lowerFirst(p.description)}`, variable: null as string | null, port: p.container, path: '', url: `http://localhost:${p.container}/`, login: loginText(m.plugin),
+        label: `${m.plugin.manifest.name} (native), ${lowerFirst(p.description)}`, variable: null as string | null, port: p.container, path: '',
+        url: `http://<${NATIVE_BIND_VARIABLE} from .env>:${p.container}${basePath(m.plugin.id, p.container)}`, login: loginText(m.plugin),
       }))),
       ...model.routes.map((r) => ({ label: `${byId.get(r.service)!.plugin.manifest.name} via the proxy`, variable: null as string | null, port: 0, path: '', url: r.url, login: loginText(byId.get(r.service)!.plugin) })),
     ],
@@ -120,7 +128,7 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
       id: proxy.id,
       name: proxy.manifest.name,
       automaticHttps: Boolean(proxy.manifest.automaticHttps),
-      files: (proxy as ProxyPlugin).manifest.configFiles.map((f) => proxyFilePath(proxy as ProxyPlugin, f.file)),
+      files: (proxy as ProxyPlugin).manifest.configFiles.filter((f) => !f.https || model.https).map((f) => proxyFilePath(proxy as ProxyPlugin, f.file)),
       public: isPublicDomain(options.domain),
     } : null,
     https: model.https,
@@ -135,13 +143,20 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     } : null,
     frameworks: model.members.filter((m) => m.plugin.kind === 'framework').map((m) => {
       const fw = (m.plugin as FrameworkPlugin).manifest;
+      const wiredTo = (fw.firstRun.localModels ?? []).map((id) => model.members.find((x) => x.plugin.id === id)).find(Boolean);
       return {
         id: m.plugin.id,
         name: fw.name,
         role: m.role ?? 'primary',
         placement: m.placement,
         keys: fw.firstRun.keys,
-        steps: m.placement === 'native' && fw.firstRun.native ? fw.firstRun.native : fw.firstRun.steps,
+        // the stack's model server it answers with when no key is set (its start wires it), with how to get the model
+        local: wiredTo ? { id: wiredTo.plugin.id, name: wiredTo.plugin.manifest.name, pull: modelPull(wiredTo, model), variable: LOCAL_MODEL_VARIABLE } : null,
+        // a model server is in the stack but this framework is not wired to it: what holds instead
+        localNote: !wiredTo && modelServers.length ? fw.firstRun.localModelsNote : null,
+        withoutKey: fw.firstRun.withoutKey ?? null,
+        // <stack> in a step is this stack's name (paths under /etc/stackwright/<stack>/ of a native unit)
+        steps: (m.placement === 'native' && fw.firstRun.native ? fw.firstRun.native : fw.firstRun.steps).map((step) => step.replaceAll('<stack>', options.name)),
         skills: fw.skills,
         url: model.publicUrls.get(m.plugin.id) ?? null,
       };
@@ -212,3 +227,18 @@ function nativeContext(model: StackModel, member: StackMember, env: NativeVariab
     env: env.map((v) => ({ name: v.name, value: bashValue(v.parts) })),
   };
 }
+
+/**
+ * How a user gets the model the frameworks use onto the stack's model server: OLLAMA_MODEL (declared shared by
+ * the frameworks wired to Ollama) names it; Ollama has to pull it once.
+ */
+function modelPull(server: StackMember, model: StackModel): string {
+  const name = model.env.find((v) => v.key === LOCAL_MODEL_VARIABLE)?.example || '<model>';
+  if (server.plugin.id !== 'ollama') return `load the model named in \`${LOCAL_MODEL_VARIABLE}\` into ${server.plugin.manifest.name}`;
+  return server.placement === 'native'
+    ? `pull it once: \`OLLAMA_HOST=<${NATIVE_BIND_VARIABLE} from .env>:11434 ollama pull ${name}\` (with the ollama binary native/ollama.sh installed)`
+    : `pull it once: \`docker compose exec ollama ollama pull ${name}\``;
+}
+
+/** The .env variable naming the model of the stack's Ollama that frameworks use without a cloud key. */
+const LOCAL_MODEL_VARIABLE = 'OLLAMA_MODEL';

@@ -4,7 +4,7 @@ import * as yaml from 'js-yaml';
 import type { ContainerPlugin, EnvSpec, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { VALUE_REF } from '../catalogue/rules.js';
 import { composeLiteral } from './escape.js';
-import { BIND_VARIABLE, envApplies, envKey, frameworkCredentials, imageRef, type StackMember, type StackModel } from './model.js';
+import { ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, envApplies, envKey, frameworkCredentials, imageRef, type StackMember, type StackModel } from './model.js';
 import { imageVariable } from './env-names.js';
 import type { FragmentCache } from './fragment-cache.js';
 import { bindableDomain, DOMAIN_PLACEHOLDER } from './late-binding.js';
@@ -173,6 +173,8 @@ interface FragmentInput {
   bareMetal: boolean;
   /** members running natively (reached through the host gateway) */
   nativeIds: string[];
+  /** the proxy of a stack with a public domain: it receives the ACME directory URL */
+  acme: boolean;
 }
 
 function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<string>, nativeIds: string[]): FragmentInput {
@@ -224,6 +226,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     image: imageRef(plugin, model.options.gpu),
     bareMetal: model.options.deployment === 'bare-metal',
     nativeIds,
+    acme: plugin.kind === 'proxy' && model.https,
   };
 }
 
@@ -283,6 +286,7 @@ function environmentOf(plugin: ContainerPlugin, plugins: PluginLookup, input: Fr
     if (spec.ifPresent === undefined || input.present.includes(spec.ifPresent)) env[spec.name] = envReference(plugin, spec, plugins, view);
   }
   if (plugin.manifest.dockerApi && !('DOCKER_HOST' in env)) env.DOCKER_HOST = DOCKER_HOST;
+  if (input.acme) env[ACME_CA_VARIABLE] = `\${${ACME_CA_VARIABLE}:-${ACME_CA_DEFAULT}}`;
   for (const [name, url] of input.serviceUrls) if (!(name in env)) env[name] = composeLiteral(url);
   for (const [name, url] of input.databaseUrls) if (!(name in env)) env[name] = url;
   for (const { key, secret } of input.extraSecrets) {
@@ -342,8 +346,10 @@ function mountsOf(plugin: ContainerPlugin): string[] {
     mounts.push(`./skills:${fw.skillsTarget}:ro`);
   } else {
     // the whole folder, so an edited file (even one an editor replaces) reaches the running proxy
-    const { configDir } = (plugin as ProxyPlugin).manifest;
+    const { configDir, configFiles } = (plugin as ProxyPlugin).manifest;
     mounts.push(`./${configDir.path}:${configDir.target}:ro`);
+    // a main config outside that folder (nginx.conf) is mounted alone; a restart picks up its edits
+    for (const f of configFiles) if (f.mount) mounts.push(`./${configDir.path}/${f.file}:${f.mount}:ro`);
   }
   return mounts;
 }

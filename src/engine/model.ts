@@ -128,6 +128,13 @@ export function clientVariables(plugin: ContainerPlugin): { key: string; secret:
 /** Proxy basic-auth credentials in .env (the user, and the password start.sh generates). */
 export const PROXY_USER_VARIABLE = 'STACK_PROXY_USER';
 export const PROXY_PASSWORD_VARIABLE = 'STACK_PROXY_PASSWORD';
+/**
+ * The ACME directory the proxy gets its certificates from (a public domain only). Empty in .env means
+ * Let's Encrypt production; the proxy container always receives a URL, so each proxy's config reads one
+ * variable without a default of its own.
+ */
+export const ACME_CA_VARIABLE = 'STACK_ACME_CA';
+export const ACME_CA_DEFAULT = 'https://acme-v02.api.letsencrypt.org/directory';
 /** Where bare-metal natives listen: the Docker host-gateway address, filled in by install.sh. */
 export const NATIVE_BIND_VARIABLE = 'STACK_NATIVE_BIND';
 

@@ -127,7 +127,8 @@ export function templateJobs(model: StackModel): TemplateJob[] {
       if (m.databaseServer && model.databases.some((d) => d.server === p.id)) job(m.databaseServer.setup, serviceFilePath(p.id, m.databaseServer.setup));
     } else {
       const proxy = p as ProxyPlugin;
-      for (const f of proxy.manifest.configFiles) job(f.template, proxyFilePath(proxy, f.file));
+      // a file marked https is written only for a stack with a public domain
+      for (const f of proxy.manifest.configFiles.filter((c) => !c.https || model.https)) job(f.template, proxyFilePath(proxy, f.file));
     }
   }
   return jobs;

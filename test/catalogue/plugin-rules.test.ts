@@ -137,6 +137,9 @@ describe('plugin rules', () => {
     expectProblem(list, fw, '/firstRun/keys/0', 'framework.first-run', /OTHER_KEY is not a shared provider key/);
     const missing = problems({ [fw]: readFixture(fw).replace(/^firstRun:.*\n/m, '') });
     expectProblem(missing, fw, '', 'schema', /firstRun/);
+    // every framework says what holds for a local model server in the stack (issue 20)
+    const silent = problems({ [fw]: readFixture(fw).replace(/, localModelsNote: "[^"]*"/, '') });
+    expectProblem(silent, fw, '/firstRun', 'schema', /localModelsNote/);
   });
 });
 

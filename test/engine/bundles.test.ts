@@ -24,8 +24,7 @@ function matrix(): GenerateRequest[] {
   const cases: GenerateRequest[] = [];
   presets.forEach((preset, i) => proxies.forEach((proxy, j) => {
     // alternate domain / no domain so each proxy is seen both ways across the presets
-    // nginx has no automatic HTTPS, so it takes only localhost as a domain
-    const domain = (i + j) % 2 ? (proxy === 'nginx' ? 'localhost' : 'example.com') : undefined;
+    const domain = (i + j) % 2 ? 'example.com' : undefined;
     cases.push({ name: `${preset}-${proxy}`.slice(0, 63), preset, proxy, domain });
   }));
   frameworks.forEach((primary, i) => {
@@ -42,12 +41,14 @@ function matrix(): GenerateRequest[] {
     conflictFreeGroups(catalogue).map((g) => g.filter((id) => inCategory.has(id))).filter((g) => g.length).forEach((services, j) => {
       const proxy = proxies[1 + ((i + j) % (proxies.length - 1))];
       const name = `cat-${category}${j ? `-${j}` : ''}`;
-      cases.push({ name, services, proxy, domain: (i + j) % 2 ? undefined : proxy === 'nginx' ? 'localhost' : `${category}.example.com` });
+      cases.push({ name, services, proxy, domain: (i + j) % 2 ? undefined : `${category}.example.com` });
       if (services.some((id) => catalogue.services.get(id)!.manifest.native)) cases.push({ name: `${name}-bm`, services, deploymentType: 'bare-metal', proxy: 'caddy' });
     });
   });
   // exactly one value the user must set: start.sh's list of required keys holds one word (shellcheck SC2043 once)
   cases.push({ name: 'one-required', services: ['wg-easy'], proxy: 'caddy', domain: 'example.com' });
+  // a domain that stays on this machine: host names under localhost, plain HTTP
+  cases.push({ name: 'nginx-localhost', preset: 'web-agent', proxy: 'nginx', domain: 'localhost' });
   cases.push({ name: 'gpu-arm', preset: 'local-ai', gpu: true, platform: 'linux/arm64', proxy: 'nginx' });
   cases.push({ name: 'amd-full', preset: 'full-stack', platform: 'linux/amd64', proxy: 'traefik', domain: 'stack.example.com', primaryFramework: 'memu', companionFrameworks: ['codex', 'nanoclaw'] });
   return cases;

@@ -3,11 +3,15 @@
 // own secrets, URLs that follow the domain, and a record of where the stack came from.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
 import { ApiError } from '../../src/errors.js';
 import { Generator, type GenerateRequest } from '../../src/engine/generate.js';
+import { loadCatalogueOrThrow } from '../../src/catalogue/load.js';
+import { writeCatalogue } from '../support/fixture.js';
 import { envExampleKeys } from '../support/bundle.js';
 import { shippedCatalogue } from '../support/server.js';
 
@@ -80,7 +84,7 @@ describe('exposure', () => {
   });
 
   test('without a domain the proxy listens on STACK_BIND_ADDRESS and publishes no 443; with one it is public with 443', () => {
-    for (const proxy of ['caddy', 'traefik']) {
+    for (const proxy of ['caddy', 'traefik', 'nginx']) {
       const local = generate({ name: `local-${proxy}`, preset: 'web-agent', proxy }).compose.services[proxy].ports!;
       assert.deepEqual(local.filter((p) => !p.startsWith('${STACK_BIND_ADDRESS:-127.0.0.1}:')), [], `${proxy} binds locally: ${local}`);
       assert.ok(!local.some((p) => /:443(\/udp)?$/.test(p)), `${proxy} publishes no 443 without HTTPS: ${local}`);
@@ -90,11 +94,19 @@ describe('exposure', () => {
   });
 
   test('a proxy without automatic HTTPS refuses a public domain', () => {
-    assert.throws(() => generator.generate({ name: 'plain', preset: 'web-agent', proxy: 'nginx', domain: 'example.com' }), (e: unknown) => {
+    // every shipped proxy has automatic HTTPS: a plugin without it (nginx's files, the flag taken off) is still refused
+    const nginxDir = path.join(readConfig({}).pluginsDir, 'proxies', 'nginx');
+    const files = Object.fromEntries(fs.readdirSync(nginxDir).map((f) => [`plugins/proxies/plain/${f}`, fs.readFileSync(path.join(nginxDir, f), 'utf8')]));
+    files['plugins/proxies/plain/proxy.yaml'] = files['plugins/proxies/plain/proxy.yaml'].replace(/^automaticHttps: true$/m, 'automaticHttps: false');
+    const dirs = writeCatalogue(files);
+    const plain = new Generator(loadCatalogueOrThrow(dirs), readConfig({}).templatesDir, 10);
+    assert.throws(() => plain.generate({ name: 'plain', proxy: 'plain', domain: 'example.com' }), (e: unknown) => {
       assert.ok(e instanceof ApiError && e.status === 400, String(e));
-      assert.match(JSON.stringify(e.details), /serves plain HTTP only.*use caddy or traefik/);
+      assert.match(JSON.stringify(e.details), /serves plain HTTP only/);
       return true;
     });
+    assert.ok(plain.generate({ name: 'plain', proxy: 'plain' }).files['nginx/stack.conf'], 'without a domain it routes');
+    fs.rmSync(dirs.root, { recursive: true, force: true });
   });
 
   test('path mode routes only apps that live under a prefix; the others keep their own port', () => {
@@ -261,12 +273,13 @@ describe('provenance', () => {
 });
 
 describe('frameworks and hardware', () => {
-  test('every framework has first-chat steps in the README, and start.sh checks the primary has a key', () => {
+  test('every framework has first-chat steps in the README, and start.sh checks the primary has a key (or notes its login)', () => {
     for (const fw of catalogue.frameworks.values()) {
       const { files } = generate({ name: `chat-${fw.id}`, primaryFramework: fw.id });
       assert.match(files['README.md'], new RegExp(`## First chat[\\s\\S]*\\*\\*${fw.manifest.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\*\\*`), fw.id);
       for (const step of fw.manifest.firstRun.steps) assert.ok(files['README.md'].includes(step), `${fw.id}: ${step}`);
-      if (fw.manifest.firstRun.keys.length) assert.match(files['scripts/start.sh'], /needs a model provider key/, fw.id);
+      // a framework that also answers after an account login only notes a missing key (issue 20)
+      if (fw.manifest.firstRun.keys.length) assert.match(files['scripts/start.sh'], fw.manifest.firstRun.withoutKey ? /note: no model provider key for / : /needs a model provider key/, fw.id);
     }
   });
 

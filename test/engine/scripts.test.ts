@@ -258,3 +258,42 @@ describe('scripts/update.sh', () => {
     assert.equal(fs.readFileSync(path.join(dir, '.env'), 'utf8'), envBefore);
   });
 });
+
+describe('keys: what start.sh enforces is what the README says (issue 20)', () => {
+  const catalogue = shippedCatalogue();
+  for (const fw of catalogue.frameworks.values()) {
+    for (const preset of ['web-agent', 'offline-assistant']) {
+      test(`${fw.id} with ${preset}`, () => {
+        const { dir, run } = setup({ name: `keys-${fw.id}-${preset}`.slice(0, 40), preset, primaryFramework: fw.id, proxy: 'caddy' });
+        const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
+        const res = run('scripts/start.sh');
+        const { keys, localModels, localModelsNote, withoutKey } = fw.manifest.firstRun;
+        const modelServer = preset === 'offline-assistant';
+        const wired = modelServer && (localModels ?? []).includes('ollama');
+        const keyLine = readme.split('\n').find((l) => l.startsWith('- ') && keys.every((k) => l.includes(`\`${k}\``)) && /\((required|optional)/.test(l));
+        if (!keys.length) {
+          assert.equal(res.status, 0, res.stderr);
+          assert.ok(withoutKey, `${fw.id} takes no key: firstRun.withoutKey says what the user does instead`);
+          assert.ok(readme.includes(`- no model provider key for ${fw.manifest.name}: ${withoutKey}`), 'the README says it');
+          assert.ok(res.stderr.includes(`note: ${withoutKey}`), res.stderr);
+          return;
+        }
+        assert.ok(keyLine, `the README's key section names ${keys.join(', ')}:\n${readme.slice(0, 1500)}`);
+        if (wired || withoutKey) {
+          assert.equal(res.status, 0, `${res.stderr}${res.stdout}`);
+          assert.match(keyLine, /\(optional: with none, /);
+          assert.match(res.stderr, wired ? /note: no cloud key for .* answers with the stack's Ollama/ : /note: no model provider key for /);
+        } else {
+          assert.equal(res.status, 1, 'start.sh stops without a key');
+          assert.match(keyLine, /\(required: .* needs a model provider key, and `scripts\/start.sh` stops without one\)/);
+          assert.match(res.stderr, new RegExp(`${fw.manifest.name} needs a model provider key`));
+        }
+        if (modelServer && !wired) {
+          assert.ok(readme.includes(localModelsNote), 'the README says what holds for the stack\'s Ollama');
+          if (res.status === 1) assert.ok(res.stderr.includes(localModelsNote.slice(0, 60)), res.stderr);
+        }
+        if (wired) assert.match(readme, /answers once one of .* or without a cloud key with the stack's Ollama and the model in `OLLAMA_MODEL` \(pull it once: `docker compose exec ollama ollama pull qwen3:4b`\)/);
+      });
+    }
+  }
+});

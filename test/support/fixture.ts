@@ -24,7 +24,7 @@ skillsTarget: /etc/fw/skills
 native: { description: installs fw, install: "true", run: fw }
 environment:
   - { name: FW_API_KEY, shared: true, description: Model provider key }
-firstRun: { keys: [FW_API_KEY], steps: ["Open the UI."] }
+firstRun: { keys: [FW_API_KEY], steps: ["Open the UI."], localModelsNote: "Fw is not wired to a local model server." }
 skills: { loads: true, how: reads the skills folder at start }
 `,
   'plugins/frameworks/fw/config.yaml.eta': 'name: <%= it.yaml(it.stack.name) %>\n',

@@ -1,0 +1,130 @@
+// The real agent CLIs from npm (installed by scripts/install-test-tools.sh into STACK_AGENT_CLIS) and the stub
+// model server (test/stub-model/server.mjs) they are pointed at.
+import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import { after, before } from 'node:test';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { REPO_ROOT } from '../../src/config.js';
+
+export const AGENT_CLIS = path.resolve(process.env.STACK_AGENT_CLIS ?? '/tmp/agent-clis');
+
+/**
+ * The installed package's folder, after checking it is the version the catalogue pins (the npm spec
+ * `<pinned>@<version>` in the framework's manifest; `pinned` is another package for a platform binary
+ * that ships at its wrapper's version).
+ */
+export function agentPackage(pkg: string, frameworkId: string, pinned = pkg): string {
+  const dir = path.join(AGENT_CLIS, 'node_modules', pkg);
+  if (!fs.existsSync(path.join(dir, 'package.json'))) {
+    throw new Error(`${pkg} is missing from ${AGENT_CLIS}: run npm run setup:test-tools (scripts/install-test-tools.sh) or set STACK_AGENT_CLIS`);
+  }
+  const manifest = fs.readFileSync(path.join(REPO_ROOT, 'plugins', 'frameworks', frameworkId, 'framework.yaml'), 'utf8');
+  const pin = new RegExp(`${pinned.replace(/[/@.-]/g, '\\$&')}@(\\d[\\w.-]*)`).exec(manifest)?.[1];
+  const installed = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+  if (!pin || installed !== pin) throw new Error(`${pkg} ${installed} in ${AGENT_CLIS} is not the pinned ${pin ?? '(no pin found)'}: run scripts/install-test-tools.sh`);
+  return dir;
+}
+
+export interface StubServer { url: string; child: ChildProcess; requests(): Promise<StubRequest[]>; stop(): Promise<void> }
+export interface StubRequest { method: string; path: string; model: string | null; stream: boolean | null; key: boolean; userText: string }
+
+/** Starts test/stub-model/server.mjs on a free loopback port. */
+export function startStub(): Promise<StubServer> {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'test', 'stub-model', 'server.mjs'), '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout!.once('data', (d: Buffer) => {
+      const url = d.toString().trim().split('\n')[0];
+      resolve({
+        url,
+        child,
+        requests: async () => (await fetch(`${url}/_stub/requests`)).json() as Promise<StubRequest[]>,
+        stop: () => new Promise((done) => {
+          if (child.exitCode !== null) return done();
+          child.once('exit', () => done());
+          child.kill('SIGTERM');
+        }),
+      });
+    });
+  });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls a URL until it answers `status` (a real process starting; no fixed sleeps). */
+export async function waitForStatus(url: string, status: number, child: ChildProcess, log: () => string, giveUpMs = 240_000): Promise<void> {
+  const deadline = Date.now() + giveUpMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the process exited (${child.exitCode}) before ${url} answered:\n${log()}`);
+    try {
+      if ((await fetch(url)).status === status) return;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer ${status}:\n${log()}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** Runs a command to its end, collecting its output. */
+export function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { env: opts.env, cwd: opts.cwd, stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => { stdout += d; });
+    child.stderr!.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 300_000);
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    if (opts.input !== undefined) {
+      child.stdin!.on('error', () => { /* a child that exits without reading its input */ });
+      child.stdin!.end(opts.input);
+    }
+  });
+}
+
+/**
+ * The command a README note gives (`docker compose exec -e K=V ... -w <dir> <service> <program> <args>` in
+ * backquotes), split the way a shell splits it: the -e variables and the program's own arguments.
+ */
+export async function noteCommand(note: string): Promise<{ env: Record<string, string>; program: string; args: string[] }> {
+  const command = /`(docker compose exec [^`]+)`/.exec(note)?.[1];
+  if (!command) throw new Error(`no docker compose exec command in: ${note}`);
+  const res = await run('bash', ['-c', `docker() { printf '%s\\0' "$@"; }; ${command.replace(/<[^>]+>/g, 'PLACEHOLDER')}`]);
+  if (res.code !== 0) throw new Error(`the command does not parse: ${res.stderr}`);
+  const argv = res.stdout.split('\0').slice(0, -1);
+  const env: Record<string, string> = {};
+  let i = 2; // compose exec
+  for (; i < argv.length && argv[i].startsWith('-'); i += 2) {
+    if (argv[i] === '-e') {
+      const [k, ...v] = argv[i + 1].split('=');
+      env[k] = v.join('=');
+    }
+  }
+  // argv[i] is the compose service, then the program and its arguments
+  return { env, program: argv[i + 1], args: argv.slice(i + 2) };
+}
+
+/**
+ * For a test file: a scratch folder and a stub server that live as long as the file's tests (`stub()` is
+ * valid inside tests, once `before` has run).
+ */
+export function stubForFile(name: string): { root: string; stub: () => StubServer } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `stackwright-${name}-`));
+  let server: StubServer | undefined;
+  before(async () => { server = await startStub(); });
+  after(async () => {
+    await server?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+  return { root, stub: () => server! };
+}
