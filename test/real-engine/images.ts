@@ -104,7 +104,7 @@ async function buildStandin(reference: string, manifest: ContainerManifest | und
   const base = await buildKit('standin');
   const context = mkdtempSync(path.join(os.tmpdir(), 'stackwright-standin-'));
   writeFileSync(path.join(context, 'config.json'), JSON.stringify(standinConfig(reference, manifest)));
-  writeFileSync(path.join(context, 'Dockerfile'), `FROM ${base}\nCOPY config.json /standin/config.json\nRUN node /standin/prepare.mjs\n`);
+  writeFileSync(path.join(context, 'Dockerfile'), `FROM ${base}\nCOPY config.json /standin/config.json\nWORKDIR /standin/work\nRUN node /standin/prepare.mjs\n`);
   await dockerOk(['build', '-q', '-t', reference, context]);
 }
 

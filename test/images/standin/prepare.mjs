@@ -24,8 +24,9 @@ for (const dir of config.volumes) {
   execFileSync('chown', [owner, dir]);
 }
 for (const program of config.binaries) {
-  const path = program.startsWith('/') ? program : program.startsWith('./') ? null : `/usr/local/bin/${program}`;
-  if (!path || (program.startsWith('/') ? existsSync(path) : has(program))) continue;
+  // a program named relative to upstream's working folder (./venv/bin/python) goes under the stand-in's own
+  const path = program.startsWith('/') ? program : program.startsWith('./') ? `/standin/work/${program.slice(2)}` : `/usr/local/bin/${program}`;
+  if (program.includes('/') ? existsSync(path) : has(program)) continue;
   mkdirSync(dirname(path), { recursive: true });
   copyFileSync('/standin/shim.sh', path);
   chmodSync(path, 0o755);
