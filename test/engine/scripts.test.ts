@@ -18,7 +18,8 @@ const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir,
  * healthy daemon. The real engine is not run here: these tests hold the order of the scripts' steps.
  * FAKE_PORT_HOLDER=<port>=<name> makes a container of another project hold a port; FAKE_SS fakes `ss`
  * output; FAKE_UNHEALTHY_UNTIL_TAG keeps containers unhealthy until a `docker tag` (a rollback) ran;
- * FAKE_PULL_FAIL=<ref> makes the pull of the redis service fail as a registry does for a tag it lacks.
+ * FAKE_PULL_FAIL=<ref> makes the pull of the redis service fail as a registry does for a tag it lacks;
+ * FAKE_PRESENT=<ref> is the one image the engine already holds.
  */
 function setup(request: Parameters<Generator['generate']>[0], opts: { noDocker?: boolean } = {}) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-scripts-'));
@@ -45,6 +46,8 @@ case "$*" in
       exit 18
     fi ;;
   "compose config --services") printf 'openclaw\nredis\n' ;;
+  # no image is on this engine yet, but the one FAKE_PRESENT names
+  "image inspect "*) [ -n "\${FAKE_PRESENT:-}" ] && [ "$3" = "\${FAKE_PRESENT}" ] || exit 1 ;;
   "compose config --images redis") echo "\${FAKE_PULL_FAIL:-redis:7}" ;;
   # the helper's archive of a volume: a real (empty) tar.gz where the backup folder is mounted
   "run --rm -v "*"tar czf /backup/"*)
@@ -242,6 +245,16 @@ describe('scripts/update.sh', () => {
     assert.equal(res.status, 0, res.stderr);
     assert.ok(calls().includes('tag sha256:0ld example/redis:2'));
     assert.match(res.stdout, /redis: REDIS_IMAGE in \.env back to example\/redis:2/);
+  });
+
+  test('an image already on the engine is not pulled again (pinned tags; works offline)', () => {
+    const { runWith, calls } = started({ name: 'present', services: ['redis'] });
+    const before = calls().length;
+    const res = runWith({ FAKE_PRESENT: 'redis:7' }, 'scripts/update.sh', '--no-backup');
+    assert.equal(res.status, 0, res.stderr + res.stdout);
+    const log = calls().slice(before);
+    assert.ok(log.includes('compose pull --quiet openclaw'), 'the missing image is pulled');
+    assert.ok(!log.includes('compose pull --quiet redis'), 'the one already here is not');
   });
 
   test('a pull that fails names the image and changes nothing', () => {
