@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as yaml from 'js-yaml';
 import type { Catalogue, ContainerManifest } from '../../src/catalogue/types.js';
+import { DOCKER_HOST, SOCKET_PROXY_IMAGE, SOCKET_PROXY_TAG } from '../../src/engine/socket-proxy.js';
 import { command, docker, dockerOk } from './engine.js';
 
 export const KIT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'images');
@@ -83,7 +84,7 @@ async function openclawContext(version: string): Promise<string> {
 }
 
 /** What the generic stand-in needs to know of the upstream image it replaces, from its manifest. */
-export interface StandinConfig { image: string; ports: number[]; volumes: string[]; user?: string; binaries: string[] }
+export interface StandinConfig { image: string; ports: number[]; volumes: string[]; user?: string; binaries: string[]; scripts: string[] }
 
 export function standinConfig(reference: string, manifest: ContainerManifest | undefined): StandinConfig {
   const ports = new Set<number>();
@@ -91,8 +92,14 @@ export function standinConfig(reference: string, manifest: ContainerManifest | u
   const binaries = new Set(manifest?.binaries ?? []);
   const test = manifest?.healthcheck?.test;
   if (Array.isArray(test) && test[0]) binaries.add(test[0]);
+  // script files the health check hands to an interpreter (python /opt/app/check.py, node healthcheck.mjs)
+  const words = Array.isArray(test) ? test : (test ?? '').split(/\s+/);
+  const scripts = words.filter((w) => /^(?:\/|\.\/)?[\w.-]+(?:\/[\w.-]+)*\.(?:py|sh|js|mjs|cjs|php)$/.test(w) && w !== test?.[0]);
+  // the Docker socket proxy is the stack's own container, not a plugin: its port is the engine's to know
+  if (reference === `${SOCKET_PROXY_IMAGE}:${SOCKET_PROXY_TAG}`) ports.add(Number(new URL(DOCKER_HOST).port));
   return {
     image: reference,
+    scripts,
     ports: [...ports],
     volumes: (manifest?.volumes ?? []).map((v) => v.target),
     user: manifest?.user,

@@ -34,6 +34,8 @@ for (const port of config.ports) {
     .listen(port, '0.0.0.0');
 }
 console.log(`stand-in for ${config.image}: uid ${process.getuid()}, ports ${config.ports.join(' ') || 'none'}, volumes ${config.volumes.join(' ') || 'none'}`);
+// with no port to listen on (an image the stack only runs, such as the Docker socket proxy), it still runs
+if (config.ports.length === 0) setInterval(() => undefined, 60_000);
 const stop = () => process.exit(0);
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
