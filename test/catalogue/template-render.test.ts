@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { REPO_ROOT } from '../../src/config.js';
 import { service, writeCatalogue } from '../support/fixture.js';
 import { KEY } from '../support/keys.js';
-import { spawnServer, stopServer, waitForOutput, type ServerProcess } from '../support/process.js';
+import { logText, spawnServer, stopServer, waitForOutput, type ServerProcess } from '../support/process.js';
 
 const WITH_FILE = 'files:\n  - { template: conf.yaml.eta, target: /etc/alpha/conf.yaml }\n';
 /** Fine without a domain; with one, line 3 reads a field the context does not have. */
@@ -61,8 +61,9 @@ describe('a template that fails only with a domain', () => {
       timeout: 30_000,
     });
     assert.equal(run.status, 1, run.stdout + run.stderr);
-    assert.match(run.stderr, /1 error\(s\); not starting/);
-    assert.match(run.stderr, /plugins\/services\/alpha\/conf\.yaml\.eta:3 {2}\/ {2}template\.render {2}service "alpha": the template fails at line 3 when rendered for a stack of service alpha[^\n]*domain example\.com/);
+    const log = logText(run.stdout);
+    assert.match(log, /1 error\(s\); not starting/);
+    assert.match(log, /plugins\/services\/alpha\/conf\.yaml\.eta:3 {2}\/ {2}template\.render {2}service "alpha": the template fails at line 3 when rendered for a stack of service alpha[^\n]*domain example\.com/);
   });
 });
 
