@@ -1,8 +1,9 @@
-// A stack's data through its own scripts on the real engine: a backup restores what it saved, an update pulls
+// A stack's data through its own scripts on the real engine: a backup restores what it saved, a live backup
+// dumps the database without stopping it and verify proves it, a damaged archive deletes nothing, an update pulls
 // a newer image from a registry and keeps it when healthy, an unhealthy update is rolled back by itself with
 // the data intact, and --rollback returns to the images before the last update.
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { containerProblems } from './checks.js';
@@ -23,6 +24,7 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL and Qd
     assert.equal(result.code, 0, `psql: ${result.stderr}`);
     return result.stdout.trim();
   };
+  const newestBackup = (): string => readdirSync(path.join(stack.dir, 'backups')).filter((d) => /^\d{8}T/.test(d)).sort().at(-1)!;
   const qdrantImage = async (): Promise<string> => {
     const id = (await stack.compose(['ps', '-q', 'qdrant'])).stdout.trim();
     return (await dockerOk(['inspect', '--format', '{{.Config.Image}} {{.Image}}', id])).trim();
@@ -47,10 +49,8 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL and Qd
   test('backup.sh saves every volume and the stack is healthy again; a restore brings the saved data back', async () => {
     const backup = await stack.script('backup.sh');
     assert.equal(backup.code, 0, `backup.sh failed:\n${backup.stderr}\n${backup.stdout}`);
-    const backups = readdirSync(path.join(stack.dir, 'backups'));
+    const backups = readdirSync(path.join(stack.dir, 'backups')).filter((d) => /^\d{8}T/.test(d));
     assert.equal(backups.length, 1);
-    const wait = await stack.script('start.sh');
-    assert.equal(wait.code, 0, wait.stderr);
     await sql("insert into notes values ('after the backup')");
     assert.equal(await sql('select count(*) from notes'), '2');
 
@@ -60,6 +60,37 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL and Qd
     assert.equal(start.code, 0, `start.sh after the restore failed:\n${start.stderr}`);
     assert.equal(await sql('select string_agg(body, \',\') from notes'), 'saved');
     assert.deepEqual(containerProblems(await stack.containers()), []);
+  });
+
+  test('backup.sh --live dumps PostgreSQL with its own tool without stopping anything, and verify proves it restores', async () => {
+    const startedAt = async () => (await dockerOk(['inspect', '--format', '{{.State.StartedAt}}', (await stack.compose(['ps', '-q', 'postgresql'])).stdout.trim()])).trim();
+    const before = await startedAt();
+    const live = await stack.script('backup.sh', ['--live']);
+    assert.equal(live.code, 0, `backup.sh --live failed:\n${live.stderr}\n${live.stdout}`);
+    assert.equal(await startedAt(), before, 'the database kept running');
+    const dir = newestBackup();
+    assert.match(readFileSync(path.join(stack.dir, 'backups', dir, 'MANIFEST'), 'utf8'), /^dump /m, 'the manifest lists the dump');
+    const verify = await stack.script('backup.sh', ['verify', path.join('backups', dir)]);
+    assert.equal(verify.code, 0, `verify failed:\n${verify.stderr}\n${verify.stdout}`);
+    const leftovers = (await dockerOk(['ps', '-aq', '--filter', 'label=com.docker.compose.project=e2e-data-verify'])).trim();
+    assert.equal(leftovers, '', 'verify removes its scratch copy');
+    assert.equal(await sql('select count(*) from notes'), '1', 'the running stack is untouched');
+  });
+
+  test('a restore from a damaged archive is refused before anything is deleted', async () => {
+    const source = path.join(stack.dir, 'backups', newestBackup());
+    const damaged = path.join(stack.dir, 'backups', 'damaged');
+    cpSync(source, damaged, { recursive: true });
+    const archive = readdirSync(damaged).find((f) => f.endsWith('.tar.gz'))!;
+    const bytes = readFileSync(path.join(damaged, archive));
+    writeFileSync(path.join(damaged, archive), bytes.subarray(0, Math.floor(bytes.length / 2)));
+    await sql("insert into notes values ('kept')");
+    const restore = await stack.script('backup.sh', ['restore', path.join('backups', 'damaged')]);
+    assert.notEqual(restore.code, 0, 'a damaged archive is refused');
+    assert.match(restore.stderr, new RegExp(archive.replace(/[.]/g, '\\.')));
+    assert.equal(await sql('select count(*) from notes'), '2', 'nothing was deleted');
+    rmSync(damaged, { recursive: true, force: true });
+    await sql("delete from notes where body = 'kept'");
   });
 
   test('update.sh pulls the image .env names from a registry, recreates the service and keeps it when healthy', async () => {
