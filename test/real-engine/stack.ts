@@ -31,6 +31,12 @@ export function envValue(envText: string, key: string): string | undefined {
   return value;
 }
 
+/** env-file text with KEY set to VALUE: its line replaced, or appended when there is none. */
+function withEnvLine(text: string, key: string, value: string): string {
+  const line = new RegExp(`^${key}=.*$`, 'm');
+  return line.test(text) ? text.replace(line, `${key}=${value}`) : `${text}\n${key}=${value}\n`;
+}
+
 export class Stack {
   readonly dir: string;
   readonly project: string;
@@ -70,17 +76,12 @@ export class Stack {
   /** .env from .env.example with the given values set, as a user does before the first start. */
   writeEnv(values: Record<string, string>): void {
     let text = this.read('.env.example');
-    for (const [key, value] of Object.entries(values)) {
-      const line = `${key}=${value}`;
-      text = new RegExp(`^${key}=.*$`, 'm').test(text) ? text.replace(new RegExp(`^${key}=.*$`, 'm'), line) : `${text}\n${line}\n`;
-    }
+    for (const [key, value] of Object.entries(values)) text = withEnvLine(text, key, value);
     writeFileSync(path.join(this.dir, '.env'), text, { mode: 0o600 });
   }
 
   setEnv(key: string, value: string): void {
-    const text = this.read('.env');
-    const line = `${key}=${value}`;
-    writeFileSync(path.join(this.dir, '.env'), new RegExp(`^${key}=.*$`, 'm').test(text) ? text.replace(new RegExp(`^${key}=.*$`, 'm'), line) : `${text}\n${line}\n`);
+    writeFileSync(path.join(this.dir, '.env'), withEnvLine(this.read('.env'), key, value));
   }
 
   script(name: string, args: string[] = [], env: Record<string, string> = {}): Promise<CommandResult> {
