@@ -1,0 +1,121 @@
+// A stack with a domain behind Caddy, on the real engine: Caddy gets a certificate for every host name of the
+// README from the ACME directory in STACK_ACME_CA (here Debian's Pebble, as a user would point it at Let's
+// Encrypt staging or an internal CA), every route answers over HTTPS with the login it names, plain HTTP is
+// sent to HTTPS, and the certificates are kept on the proxy's volume across a stop and a start.
+//
+// What the test adds to the generated stack is only what stands in for the public internet: a
+// docker-compose.override.yml (which Compose reads beside docker-compose.yml) that lets Caddy resolve Pebble's
+// name and trust Pebble's own HTTPS certificate. Pebble validates nothing, so port 80 being reachable from
+// outside, which Let's Encrypt needs, is not proved here.
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import http from 'node:http';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import tls from 'node:tls';
+import { after, before, describe, test } from 'node:test';
+import { dump } from 'js-yaml';
+import { containerProblems, routeProblems } from './checks.js';
+import { engineProblem } from './engine.js';
+import { Pebble, PEBBLE_HOST } from './pebble.js';
+import { Stack } from './stack.js';
+
+const DOMAIN = 'stack.example.test';
+const CA_IN_CONTAINER = '/etc/stackwright-test/pebble-tls-ca.pem';
+
+/** The certificate the proxy on this machine serves for a host name, checked against the given root. */
+function servedCertificate(host: string, root: string): Promise<{ fingerprint: string; issuer: string } | { error: string }> {
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host: '127.0.0.1', port: 443, servername: host, ca: root, timeout: 10_000 }, () => {
+      const cert = socket.getPeerX509Certificate() as X509Certificate;
+      resolve({ fingerprint: cert.fingerprint256, issuer: cert.issuer });
+      socket.end();
+    });
+    socket.on('timeout', () => socket.destroy(new Error('timed out')));
+    socket.on('error', (e) => resolve({ error: e.message }));
+  });
+}
+
+/** Waits (bounded, no timing asserted) until Caddy serves a Pebble-signed certificate for every host. */
+async function certificatesFor(hosts: string[], root: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  let last = '';
+  for (let i = 0; i < 90 && found.size < hosts.length; i++) {
+    for (const host of hosts.filter((h) => !found.has(h))) {
+      const served = await servedCertificate(host, root);
+      if ('fingerprint' in served) found.set(host, served.fingerprint);
+      else last = `${host}: ${served.error}`;
+    }
+    if (found.size < hosts.length) await new Promise((r) => setTimeout(r, 2000));
+  }
+  assert.equal(found.size, hosts.length, `no certificate from the ACME CA for every host (last: ${last})`);
+  return found;
+}
+
+describe('a stack with a domain behind Caddy: certificates from the ACME CA in STACK_ACME_CA', { concurrency: false }, () => {
+  let stack: Stack;
+  let pebble: Pebble;
+  let hosts: string[];
+  let first: Map<string, string>;
+
+  before(async () => {
+    const problem = await engineProblem();
+    if (problem) throw new Error(`the real-engine tier cannot run: ${problem}`);
+    pebble = await Pebble.start();
+    stack = await Stack.generate({ name: 'e2e-https', services: ['n8n', 'postgresql'], proxy: 'caddy', domain: DOMAIN });
+    await stack.provideImages();
+    stack.writeEnv({ OPENAI_API_KEY: 'sk-stackwright-engine-test', STACK_ACME_CA: pebble.directory });
+    const override = {
+      services: {
+        caddy: {
+          extra_hosts: [`${PEBBLE_HOST}:host-gateway`],
+          environment: { SSL_CERT_FILE: CA_IN_CONTAINER },
+          volumes: [`${pebble.tlsCaFile}:${CA_IN_CONTAINER}:ro`],
+        },
+      },
+    };
+    writeFileSync(path.join(stack.dir, 'docker-compose.override.yml'), dump(override));
+    hosts = [...new Set(stack.routes().map((r) => new URL(r.url).hostname))];
+  });
+  after(async () => {
+    await stack?.remove();
+    pebble?.stop();
+  });
+
+  test('scripts/start.sh exits 0 and every container is healthy', async () => {
+    const start = await stack.script('start.sh');
+    assert.equal(start.code, 0, `start.sh failed:\n${start.stderr}\n${start.stdout}`);
+    assert.deepEqual(containerProblems(await stack.containers()), []);
+  });
+
+  test('Caddy serves a certificate from the ACME CA for every host name in the README', async () => {
+    assert.ok(hosts.length >= 2, `the README lists routes on several host names: ${hosts.join(', ')}`);
+    assert.ok(stack.routes().every((r) => r.url.startsWith('https://')), 'every route in the README is HTTPS');
+    first = await certificatesFor(hosts, await pebble.root());
+  });
+
+  test('every route answers over HTTPS with the login the README names', async () => {
+    assert.deepEqual(await routeProblems(stack, { ca: await pebble.root() }), []);
+  });
+
+  test('plain HTTP is redirected to HTTPS', async () => {
+    const url = new URL(stack.routes()[0].url);
+    const answer = await new Promise<{ status: number; location?: string }>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: 80, path: url.pathname, headers: { host: url.hostname } }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, location: res.headers.location });
+      }).on('error', reject);
+    });
+    assert.ok([301, 302, 307, 308].includes(answer.status), `HTTP answered ${answer.status}`);
+    assert.equal(answer.location, `https://${url.hostname}${url.pathname}`);
+  });
+
+  test('after stop.sh and start.sh the same certificates are served from the kept volume', async () => {
+    assert.equal((await stack.script('stop.sh')).code, 0);
+    const start = await stack.script('start.sh');
+    assert.equal(start.code, 0, `the second start failed:\n${start.stderr}\n${start.stdout}`);
+    assert.deepEqual(containerProblems(await stack.containers()), []);
+    const again = await certificatesFor(hosts, await pebble.root());
+    assert.deepEqual([...again], [...first]);
+  });
+});
