@@ -107,6 +107,19 @@ export function standinConfig(reference: string, manifest: ContainerManifest | u
   };
 }
 
+/**
+ * Ollama's place taken by our stub model server (test/stub-model/server.mjs), on top of the generic stand-in made
+ * for Ollama's manifest: a framework wired to the stack's Ollama then gets real answers to its chats.
+ */
+async function buildModelStub(reference: string, manifest: ContainerManifest | undefined): Promise<void> {
+  await buildStandin(reference, manifest);
+  const context = mkdtempSync(path.join(os.tmpdir(), 'stackwright-stub-model-'));
+  cpSync(path.join(KIT_DIR, 'stub-model'), context, { recursive: true });
+  copyFileSync(path.join(KIT_DIR, '..', 'stub-model', 'server.mjs'), path.join(context, 'server.mjs'));
+  await dockerOk(['build', '-q', '--build-arg', `STANDIN=${reference}`, '-t', reference, context]);
+  rmSync(context, { recursive: true, force: true });
+}
+
 async function buildStandin(reference: string, manifest: ContainerManifest | undefined): Promise<void> {
   const base = await buildKit('standin');
   const context = mkdtempSync(path.join(os.tmpdir(), 'stackwright-standin-'));
@@ -154,6 +167,9 @@ export async function provideImages(references: string[], catalogue: Catalogue):
     if (kit) {
       await dockerOk(['tag', await buildKit(kit.dir, kit.version), reference]);
       out.push({ reference, kit: kit.dir });
+    } else if (splitReference(reference)[0] === 'ollama/ollama') {
+      await buildModelStub(reference, manifests.get(reference));
+      out.push({ reference, kit: 'stub-model' });
     } else {
       await buildStandin(reference, manifests.get(reference));
       out.push({ reference, kit: 'standin' });

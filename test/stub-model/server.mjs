@@ -8,7 +8,7 @@
 //   Anthropic: POST /v1/messages (stream or not), POST /v1/messages/count_tokens
 //   Ollama:    GET / , GET /api/version, GET /api/tags, POST /api/show, POST /api/chat (NDJSON stream by
 //              default, as Ollama does), POST /api/generate, POST /api/pull
-//   tests:     GET /_stub/requests (what it received: method, path, model, whether a key came with it)
+//   tests:     GET /_stub/requests (what it received: method, path, model, the key that came with it or false)
 // Every answer is `STUB-OK <model>: <the last user text, cut to 80 characters>`.
 // Usage: node server.mjs [port]   (or PORT=...; 0 picks a free port; the first line printed is the URL)
 import http from 'node:http';
@@ -124,7 +124,12 @@ const routes = {
   'POST /api/show': (b, res) => sendJson(res, 200, { ...ollamaModel(b.model ?? b.name ?? MODELS[0]), modelfile: '', parameters: '', template: '{{ .Prompt }}', capabilities: ['completion', 'tools'], model_info: { 'general.architecture': 'stub', 'stub.context_length': 32768 } }),
   'POST /api/chat': (b, res) => ollamaChat(b, res, false),
   'POST /api/generate': (b, res) => ollamaChat(b, res, true),
-  'POST /api/pull': (_b, res) => sendJson(res, 200, { status: 'success' }),
+  // a pulled model joins the list, as with Ollama (the stub answers with any model name)
+  'POST /api/pull': (b, res) => {
+    const name = b.model ?? b.name;
+    if (typeof name === 'string' && name && !MODELS.includes(name)) MODELS.push(name);
+    sendJson(res, 200, { status: 'success' });
+  },
   'GET /_stub/requests': (_b, res) => sendJson(res, 200, received),
 };
 
@@ -141,7 +146,7 @@ const server = http.createServer((req, res) => {
     }
     const route = routes[`${req.method} ${pathname}`];
     if (pathname !== '/_stub/requests') {
-      received.push({ method: req.method, path: pathname, model: body.model ?? null, stream: body.stream ?? null, key: Boolean(req.headers.authorization || req.headers['x-api-key']), userText: lastUserText(body.messages, body.input ?? body.prompt) });
+      received.push({ method: req.method, path: pathname, model: body.model ?? null, stream: body.stream ?? null, key: req.headers.authorization?.replace(/^Bearer /i, '') || req.headers['x-api-key'] || false, userText: lastUserText(body.messages, body.input ?? body.prompt) });
     }
     if (!route) return sendJson(res, 404, { error: { message: `the stub model server has no ${req.method} ${pathname}`, type: 'not_found' } });
     route(body, res);
