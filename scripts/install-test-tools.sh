@@ -5,8 +5,8 @@
 #           postgresql and mariadb-server (the generated database setup scripts run against real servers),
 #           chromium (test/web drives the page in it through playwright-core; no browser download),
 #           Docker Compose v2 (the .env round trip reads generated .env files with Compose's own parser),
-#           the Docker engine (docker.io) with debootstrap for the real-engine tier's images and
-#           docker-registry (a local registry for update tests)
+#           the Docker engine (docker.io) with debootstrap for the real-engine tier's images,
+#           docker-registry (a local registry for update tests) and pebble (an ACME test CA)
 #   npm, into $VALIDATORS_PREFIX (default /tmp/validators): dclint, yaml, js-yaml, dotenv-linter,
 #           typescript + the SchemaStore Traefik types, web-tree-sitter + tree-sitter-powershell
 # It delegates to the team's shared validator installer (../shared/validators), which the tests
@@ -58,11 +58,16 @@ if ! docker compose version --short 2>/dev/null | grep -q '^v\?2\.' && [ ! -x "$
   "$compose_v2" version
 fi
 # The real-engine tier (npm run test:engine): Debian's Docker engine, debootstrap for the kit's base image,
-# a local registry; test/real-engine/engine.ts starts dockerd when it is not running
-if ! command -v dockerd >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2>&1 || ! command -v docker-registry >/dev/null 2>&1; then
-  $SUDO apt-get update -qq >/dev/null
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker.io debootstrap docker-registry >/dev/null
-fi
+# a local registry, Pebble (the ACME CA a stack with a domain gets its certificates from) and openssl (its
+# HTTPS certificate); test/real-engine/engine.ts starts dockerd when it is not running
+engine_tools=(dockerd debootstrap docker-registry pebble openssl)
+for tool in "${engine_tools[@]}"; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    $SUDO apt-get update -qq >/dev/null
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker.io debootstrap docker-registry pebble openssl >/dev/null
+    break
+  fi
+done
 # Compose v2 as the docker CLI's plugin, so `docker compose` (what the generated scripts call) is v2
 plugin_dir="${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins"
 if ! docker compose version --short 2>/dev/null | grep -q '^v\?2\.'; then
