@@ -48,7 +48,8 @@ case "$*" in
   "compose config --services") printf 'openclaw\nredis\n' ;;
   # no image is on this engine yet, but the one FAKE_PRESENT names
   "image inspect "*) [ -n "\${FAKE_PRESENT:-}" ] && [ "$3" = "\${FAKE_PRESENT}" ] || exit 1 ;;
-  "compose config --images redis") echo "\${FAKE_PULL_FAIL:-redis:7}" ;;
+  # the resolved compose file as Compose prints it: services at two spaces, their keys at four
+  "compose config") printf 'name: x\nservices:\n  openclaw:\n    image: ghcr.io/openclaw/openclaw:2026.5.7\n  redis:\n    image: %s\nnetworks:\n  stack:\n    name: x\n' "\${FAKE_PULL_FAIL:-redis:7}" ;;
   # the helper's archive of a volume: a real (empty) tar.gz where the backup folder is mounted
   "run --rm -v "*"tar czf /backup/"*)
     for a in "$@"; do case $a in *:/backup) dest=\${a%:/backup} ;; /backup/*) file=\${a#/backup/} ;; esac; done

@@ -13,7 +13,7 @@ import { Stack } from './stack.js';
 
 const QDRANT = 'qdrant/qdrant:v1.19.0';
 
-describe('backup, restore, update and rollback of a stack with PostgreSQL and Qdrant', { concurrency: false }, () => {
+describe('backup, restore, update and rollback of a stack with PostgreSQL, MariaDB, Valkey and Qdrant', { concurrency: false }, () => {
   let stack: Stack;
   let registry: LocalRegistry;
 
@@ -24,6 +24,15 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL and Qd
     assert.equal(result.code, 0, `psql: ${result.stderr}`);
     return result.stdout.trim();
   };
+  /** A statement through the server's own client in its container, with the password from its environment. */
+  const inContainer = async (service: string, shell: string, ...args: string[]): Promise<string> => {
+    const result = await stack.compose(['exec', '-T', service, 'sh', '-c', shell, 'sh', ...args]);
+    assert.equal(result.code, 0, `${service}: ${result.stderr}`);
+    return result.stdout.trim();
+  };
+  const mariadb = (statement: string) => inContainer('mariadb', 'mariadb -uroot -p"$MARIADB_ROOT_PASSWORD" -N -B -e "$1"', statement);
+  const valkey = (...words: string[]) => inContainer('valkey', 'valkey-cli -a "$VALKEY_PASSWORD" --no-auth-warning "$@"', ...words);
+  const qdrantLogs = async (): Promise<string> => `qdrant's log:\n${(await stack.compose(['logs', '--tail', '30', 'qdrant'])).stdout}`;
   const newestBackup = (): string => readdirSync(path.join(stack.dir, 'backups')).filter((d) => /^\d{8}T/.test(d)).sort().at(-1)!;
   const qdrantImage = async (): Promise<string> => {
     const id = (await stack.compose(['ps', '-q', 'qdrant'])).stdout.trim();
@@ -33,7 +42,7 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL and Qd
   before(async () => {
     const problem = await engineProblem();
     if (problem) throw new Error(`the real-engine tier cannot run: ${problem}`);
-    stack = await Stack.generate({ name: 'e2e-data', services: ['postgresql', 'qdrant'] });
+    stack = await Stack.generate({ name: 'e2e-data', services: ['postgresql', 'mariadb', 'valkey', 'qdrant'] });
     await stack.provideImages();
     stack.writeEnv({ OPENAI_API_KEY: 'sk-stackwright-engine-test' });
     registry = await LocalRegistry.start();
@@ -75,6 +84,33 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL and Qd
     const leftovers = (await dockerOk(['ps', '-aq', '--filter', 'label=com.docker.compose.project=e2e-data-verify'])).trim();
     assert.equal(leftovers, '', 'verify removes its scratch copy');
     assert.equal(await sql('select count(*) from notes'), '1', 'the running stack is untouched');
+  });
+
+  test('a restore from a live backup brings back what each database held: PostgreSQL, MariaDB and Valkey dumps', async () => {
+    await sql("insert into notes values ('live')");
+    await mariadb("create database if not exists e2e; create table if not exists e2e.notes (body text); insert into e2e.notes values ('live')");
+    assert.equal(await valkey('SET', 'note', 'live'), 'OK');
+    const live = await stack.script('backup.sh', ['--live']);
+    assert.equal(live.code, 0, `backup.sh --live failed:\n${live.stderr}\n${live.stdout}`);
+    const manifest = readFileSync(path.join(stack.dir, 'backups', newestBackup(), 'MANIFEST'), 'utf8');
+    for (const kind of ['postgres', 'mariadb', 'valkey']) assert.match(manifest, new RegExp(`^dump \\S+ \\S+ ${kind}$`, 'm'), `a ${kind} dump`);
+
+    await sql("update notes set body = 'changed' where body = 'live'");
+    await mariadb("update e2e.notes set body = 'changed'; create table e2e.added (x int)");
+    await valkey('SET', 'note', 'changed');
+    await valkey('SET', 'added', 'yes');
+    const restore = await stack.script('backup.sh', ['restore', path.join('backups', newestBackup())]);
+    assert.equal(restore.code, 0, `restore failed:\n${restore.stderr}\n${restore.stdout}`);
+    const start = await stack.script('start.sh');
+    assert.equal(start.code, 0, `start.sh after the restore failed:\n${start.stderr}`);
+    assert.deepEqual(containerProblems(await stack.containers()), []);
+
+    assert.equal(await sql("select string_agg(body, ',' order by body) from notes"), 'live,saved');
+    assert.equal(await mariadb('select group_concat(body) from e2e.notes'), 'live');
+    assert.equal(await mariadb("select count(*) from information_schema.tables where table_schema = 'e2e' and table_name = 'added'"), '0');
+    assert.equal(await valkey('GET', 'note'), 'live');
+    assert.equal(await valkey('EXISTS', 'added'), '0');
+    await sql("delete from notes where body = 'live'");
   });
 
   test('a restore from a damaged archive is refused before anything is deleted', async () => {
@@ -126,7 +162,7 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL and Qd
   test('update.sh --rollback returns to the images from before the last update', async () => {
     stack.setEnv('QDRANT_IMAGE', QDRANT);
     const update = await stack.script('update.sh', ['--no-backup']);
-    assert.equal(update.code, 0, `update.sh failed:\n${update.stderr}\n${update.stdout}`);
+    assert.equal(update.code, 0, `update.sh failed:\n${update.stderr}\n${update.stdout}\n${await qdrantLogs()}`);
     const pinned = await qdrantImage();
     const rollback = await stack.script('update.sh', ['--rollback']);
     assert.equal(rollback.code, 0, `--rollback failed:\n${rollback.stderr}\n${rollback.stdout}`);

@@ -21,6 +21,9 @@ export async function command(file: string, args: string[], options: { cwd?: str
     child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
     const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs) : undefined;
     child.on('error', reject);
+    // a program that exits without reading its input (a failed docker build) closes the pipe: its exit status and
+    // output say why, not the EPIPE of writing to it
+    child.stdin.on('error', () => undefined);
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
       resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });

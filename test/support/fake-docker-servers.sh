@@ -82,7 +82,8 @@ run_here() {
 case "$*" in
   info|"compose version") exit 0 ;;
   "compose config --services") cat "$FAKE_ROOT/services" ;;
-  "compose config --images "*) echo "example/${*: -1}:1" ;;
+  # the resolved compose file as Compose prints it: services at two spaces, their keys at four
+  "compose config") printf 'name: %s\nservices:\n' "$project"; while read -r s; do printf '  %s:\n    image: example/%s:1\n' "$s" "$s"; done < "$FAKE_ROOT/services" ;;
   "compose images"*) echo '[]' ;;
   "compose ps -q"*)
     svc=${args[3]:-}
@@ -98,9 +99,10 @@ case "$*" in
   "compose exec -T "*)
     # compose exec -T SERVICE COMMAND...
     run_here "${args[3]}" "${args[@]:4}" ;;
-  "compose run --rm --no-deps -T --entrypoint sh "*)
-    # a one-off container of the service: its command on this machine (a Redis load runs its own server on 6399)
-    FAKE_REDIS_PORT=6399 run_here "${args[7]}" sh "${args[@]:8}" ;;
+  "compose run --rm --no-deps -T --user "*" --entrypoint sh "*)
+    # a one-off container of the service as the given user: its command on this machine (a Redis load runs its
+    # own server on 6399)
+    FAKE_REDIS_PORT=6399 run_here "${args[9]}" sh "${args[@]:10}" ;;
   inspect*Labels*) echo "${args[-1]#c-"$project"-} example/${args[-1]#c-"$project"-}:1 sha256:id-${args[-1]#c-"$project"-}" ;;
   inspect*Health*) echo healthy:0 ;;
   inspect*) echo "/${args[-1]}" ;;
