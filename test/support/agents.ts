@@ -28,7 +28,7 @@ export function agentPackage(pkg: string, frameworkId: string, pinned = pkg): st
 }
 
 export interface StubServer { url: string; child: ChildProcess; requests(): Promise<StubRequest[]>; stop(): Promise<void> }
-export interface StubRequest { method: string; path: string; model: string | null; stream: boolean | null; key: boolean; userText: string }
+export interface StubRequest { method: string; path: string; model: string | null; stream: boolean | null; key: boolean; credential: string | null; userText: string }
 
 /** Starts test/stub-model/server.mjs on a free loopback port. */
 export function startStub(): Promise<StubServer> {
