@@ -287,8 +287,14 @@ describe('keys: what start.sh enforces is what the README says (issue 20)', () =
         if (!keys.length) {
           assert.equal(res.status, 0, res.stderr);
           assert.ok(withoutKey, `${fw.id} takes no key: firstRun.withoutKey says what the user does instead`);
-          assert.ok(readme.includes(`- no model provider key for ${fw.manifest.name}: ${withoutKey}`), 'the README says it');
-          assert.ok(res.stderr.includes(`note: ${withoutKey}`), res.stderr);
+          if (wired) {
+            assert.ok(readme.includes(`- no model provider key for ${fw.manifest.name}: it answers with the stack's Ollama and the model in \`OLLAMA_MODEL\`; for a cloud provider, ${withoutKey}`), 'the README says it');
+            assert.ok(res.stderr.includes(`note: ${fw.manifest.name} answers with the stack's Ollama and the model in OLLAMA_MODEL from .env (`), res.stderr);
+            assert.ok(res.stderr.includes(`for a cloud provider: ${withoutKey}`), res.stderr);
+          } else {
+            assert.ok(readme.includes(`- no model provider key for ${fw.manifest.name}: ${withoutKey}`), 'the README says it');
+            assert.ok(res.stderr.includes(`note: ${withoutKey}`), res.stderr);
+          }
           return;
         }
         assert.ok(keyLine, `the README's key section names ${keys.join(', ')}:\n${readme.slice(0, 1500)}`);
