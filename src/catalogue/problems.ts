@@ -24,7 +24,7 @@ export const LOAD_RULES = {
   'memory.limit': 'memoryLimitMB is below minMemoryMB',
   'stop.stateful': 'a plugin with a volume has no stop.gracePeriod, or one under 30s',
   'docker.socket': 'a plugin mounts the raw Docker socket without declaring why it cannot use dockerApi through the socket proxy',
-  'framework.first-run': 'firstRun.keys names a variable the framework does not declare as a shared provider key',
+  'framework.first-run': 'firstRun.keys names a variable the framework does not declare as a shared provider key, or a model variable of firstRun.localModels is not declared shared for that server',
   'volume.duplicate': 'a volume name is used twice in one plugin',
   'port.duplicate': 'a container port is listed twice in one plugin',
   'template.missing': 'a template file named in the manifest does not exist',

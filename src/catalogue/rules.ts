@@ -13,6 +13,9 @@ import type { ContainerManifest, ContainerPlugin, ServicePlugin } from './types.
  * public URL a browser opens the plugin's first web port at; the only reference a `default` may hold).
  * Groups: 1-2 variable reference, 3-5 location reference.
  */
+/** The .env variable naming the model a framework wired to a local model server uses (firstRun.localModelVariables' default). */
+export const LOCAL_MODEL_VARIABLE = 'OLLAMA_MODEL';
+
 export const VALUE_REF = /\{\{\s*(?:([a-z0-9][a-z0-9-]*)\.([A-Z_][A-Z0-9_]*)|(host|port|url):([a-z0-9][a-z0-9-]*)(?::(\d+))?)\s*\}\}/g;
 
 /** A tag that names no fixed release. */
@@ -115,9 +118,17 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
   checkLogin(plugin, add);
   if (plugin.kind === 'framework') {
     const shared = new Set((m.environment ?? []).filter((e) => e.shared).map((e) => e.name));
-    plugin.manifest.firstRun.keys.forEach((key, i) => {
+    const { keys, localModels, localModelVariables } = plugin.manifest.firstRun;
+    keys.forEach((key, i) => {
       if (!shared.has(key)) add(plugin.file, `/firstRun/keys/${i}`, 'framework.first-run', `${key} is not a shared provider key this framework declares in environment`);
     });
+    // the models a local model server needs are .env variables the README tells the user to pull
+    if (localModels?.length) {
+      const forServer = new Set((m.environment ?? []).filter((e) => e.shared && e.ifPresent && localModels.includes(e.ifPresent)).map((e) => e.name));
+      (localModelVariables ?? [LOCAL_MODEL_VARIABLE]).forEach((name, i) => {
+        if (!forServer.has(name)) add(plugin.file, localModelVariables ? `/firstRun/localModelVariables/${i}` : '/firstRun/localModels', 'framework.first-run', `${name} names a model of the local model server: declare it in environment with shared: true and ifPresent: ${localModels[0]}`);
+      });
+    }
   }
   for (const [name, source] of plugin.templates) {
     try {

@@ -116,8 +116,12 @@ export interface FrameworkManifest extends ContainerManifest {
   config: { template: string; target: string; nativePath: string };
   skillsTarget: string;
   native: NativeRecipe;
-  /** localModels: model servers its start wires it to (no cloud key needed then); localModelsNote: what holds for the others; withoutKey: how it answers with no key (a login) */
-  firstRun: { keys: string[]; steps: string[]; native?: string[]; localModels?: string[]; localModelsNote: string; withoutKey?: string };
+  /**
+   * localModels: model servers its start wires it to (no cloud key needed then), with the models named by
+   * localModelVariables (default [OLLAMA_MODEL]); localModelsNote: what holds for the others; withoutKey: how
+   * it answers with no key (a login)
+   */
+  firstRun: { keys: string[]; steps: string[]; native?: string[]; localModels?: string[]; localModelVariables?: string[]; localModelsNote: string; withoutKey?: string };
   skills: { loads: boolean; how: string };
 }
 

@@ -2,7 +2,7 @@
 // installers). This module prepares their one shared context from the stack model.
 import fs from 'node:fs';
 import path from 'node:path';
-import { VALUE_REF } from '../catalogue/rules.js';
+import { LOCAL_MODEL_VARIABLE, VALUE_REF } from '../catalogue/rules.js';
 import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
 import { isPublicDomain } from './build-model.js';
@@ -151,7 +151,7 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
         placement: m.placement,
         keys: fw.firstRun.keys,
         // the stack's model server it answers with when no key is set (its start wires it), with how to get the model
-        local: wiredTo ? { id: wiredTo.plugin.id, name: wiredTo.plugin.manifest.name, pull: modelPull(wiredTo, model), variable: LOCAL_MODEL_VARIABLE } : null,
+        local: wiredTo ? localModels(wiredTo, model, fw.firstRun.localModelVariables ?? [LOCAL_MODEL_VARIABLE]) : null,
         // a model server is in the stack but this framework is not wired to it: what holds instead
         localNote: !wiredTo && modelServers.length ? fw.firstRun.localModelsNote : null,
         withoutKey: fw.firstRun.withoutKey ?? null,
@@ -229,16 +229,22 @@ function nativeContext(model: StackModel, member: StackMember, env: NativeVariab
 }
 
 /**
- * How a user gets the model the frameworks use onto the stack's model server: OLLAMA_MODEL (declared shared by
- * the frameworks wired to Ollama) names it; Ollama has to pull it once.
+ * The stack's model server a framework answers with when no key is set, the models it uses there (.env
+ * variables the framework declares shared, OLLAMA_MODEL by default) and how a user gets them onto the server:
+ * nothing pulls them behind the user's back, so Ollama pulls each once.
  */
-function modelPull(server: StackMember, model: StackModel): string {
-  const name = model.env.find((v) => v.key === LOCAL_MODEL_VARIABLE)?.example || '<model>';
-  if (server.plugin.id !== 'ollama') return `load the model named in \`${LOCAL_MODEL_VARIABLE}\` into ${server.plugin.manifest.name}`;
-  return server.placement === 'native'
-    ? `pull it once: \`OLLAMA_HOST=<${NATIVE_BIND_VARIABLE} from .env>:11434 ollama pull ${name}\` (with the ollama binary native/ollama.sh installed)`
-    : `pull it once: \`docker compose exec ollama ollama pull ${name}\``;
+function localModels(server: StackMember, model: StackModel, variables: string[]) {
+  const named = variables.map((v) => `\`${v}\``).join(' and ');
+  const names = variables.map((v) => model.env.find((e) => e.key === v)?.example || '<model>');
+  const pull = (name: string) => (server.placement === 'native'
+    ? `\`OLLAMA_HOST=<${NATIVE_BIND_VARIABLE} from .env>:11434 ollama pull ${name}\``
+    : `\`docker compose exec ollama ollama pull ${name}\``);
+  return {
+    id: server.plugin.id,
+    name: server.plugin.manifest.name,
+    models: `the model${variables.length > 1 ? 's' : ''} in ${named}`,
+    pull: server.plugin.id !== 'ollama'
+      ? `load the model${variables.length > 1 ? 's' : ''} named in ${named} into ${server.plugin.manifest.name}`
+      : `pull ${variables.length > 1 ? 'them' : 'it'} once: ${names.map(pull).join(' and ')}${server.placement === 'native' ? ' (with the ollama binary native/ollama.sh installed)' : ''}`,
+  };
 }
-
-/** The .env variable naming the model of the stack's Ollama that frameworks use without a cloud key. */
-const LOCAL_MODEL_VARIABLE = 'OLLAMA_MODEL';

@@ -141,6 +141,18 @@ describe('plugin rules', () => {
     const silent = problems({ [fw]: readFixture(fw).replace(/, localModelsNote: "[^"]*"/, '') });
     expectProblem(silent, fw, '/firstRun', 'schema', /localModelsNote/);
   });
+
+  test('a framework wired to a local model server declares the models it uses there (issue 20)', () => {
+    const fw = 'plugins/frameworks/fw/framework.yaml';
+    const wired = readFixture(fw).replace('localModelsNote:', 'localModels: [alpha], localModelsNote:');
+    const undeclared = problems({ [fw]: wired });
+    expectProblem(undeclared, fw, '/firstRun/localModels', 'framework.first-run', /OLLAMA_MODEL names a model of the local model server: declare it in environment with shared: true and ifPresent: alpha/);
+    const model = '  - { name: OLLAMA_MODEL, shared: true, ifPresent: alpha, default: "m:1b", description: Local model }\n';
+    const declared = wired.replace('firstRun:', `${model}firstRun:`);
+    assert.deepEqual(loadCatalogue(writeCatalogue({ [fw]: declared })).errors.map(formatProblem), []);
+    const embed = problems({ [fw]: declared.replace('localModels: [alpha],', 'localModels: [alpha], localModelVariables: [OLLAMA_MODEL, EMBED_MODEL],') });
+    expectProblem(embed, fw, '/firstRun/localModelVariables/1', 'framework.first-run', /EMBED_MODEL names a model/);
+  });
 });
 
 function readFixture(file: string): string {

@@ -276,9 +276,9 @@ describe('scripts/update.sh', () => {
 describe('keys: what start.sh enforces is what the README says (issue 20)', () => {
   const catalogue = shippedCatalogue();
   for (const fw of catalogue.frameworks.values()) {
-    for (const preset of ['web-agent', 'offline-assistant']) {
-      test(`${fw.id} with ${preset}`, () => {
-        const { dir, run } = setup({ name: `keys-${fw.id}-${preset}`.slice(0, 40), preset, primaryFramework: fw.id, proxy: 'caddy' });
+    for (const [preset, deploymentType] of [['web-agent', 'docker'], ['offline-assistant', 'docker'], ['offline-assistant', 'bare-metal']] as const) {
+      test(`${fw.id} with ${preset} (${deploymentType})`, () => {
+        const { dir, run } = setup({ name: `keys-${fw.id}-${preset}`.slice(0, 40), preset, primaryFramework: fw.id, proxy: 'caddy', deploymentType });
         const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
         const res = run('scripts/start.sh');
         const { keys, localModels, localModelsNote, withoutKey } = fw.manifest.firstRun;
@@ -288,8 +288,14 @@ describe('keys: what start.sh enforces is what the README says (issue 20)', () =
         if (!keys.length) {
           assert.equal(res.status, 0, res.stderr);
           assert.ok(withoutKey, `${fw.id} takes no key: firstRun.withoutKey says what the user does instead`);
-          assert.ok(readme.includes(`- no model provider key for ${fw.manifest.name}: ${withoutKey}`), 'the README says it');
-          assert.ok(res.stderr.includes(`note: ${withoutKey}`), res.stderr);
+          if (wired) {
+            assert.ok(readme.includes(`- no model provider key for ${fw.manifest.name}: it answers with the stack's Ollama and the model in \`OLLAMA_MODEL\`; for a cloud provider, ${withoutKey}`), 'the README says it');
+            assert.ok(res.stderr.includes(`note: ${fw.manifest.name} answers with the stack's Ollama and the model in OLLAMA_MODEL from .env (`), res.stderr);
+            assert.ok(res.stderr.includes(`for a cloud provider: ${withoutKey}`), res.stderr);
+          } else {
+            assert.ok(readme.includes(`- no model provider key for ${fw.manifest.name}: ${withoutKey}`), 'the README says it');
+            assert.ok(res.stderr.includes(`note: ${withoutKey}`), res.stderr);
+          }
           return;
         }
         assert.ok(keyLine, `the README's key section names ${keys.join(', ')}:\n${readme.slice(0, 1500)}`);
@@ -306,7 +312,15 @@ describe('keys: what start.sh enforces is what the README says (issue 20)', () =
           assert.ok(readme.includes(localModelsNote), 'the README says what holds for the stack\'s Ollama');
           if (res.status === 1) assert.ok(res.stderr.includes(localModelsNote.slice(0, 60)), res.stderr);
         }
-        if (wired) assert.match(readme, /answers once one of .* or without a cloud key with the stack's Ollama and the model in `OLLAMA_MODEL` \(pull it once: `docker compose exec ollama ollama pull qwen3:4b`\)/);
+        if (wired) {
+          // the README names every model the framework uses on Ollama and the command that pulls each
+          const vars = fw.manifest.firstRun.localModelVariables ?? ['OLLAMA_MODEL'];
+          const pull = deploymentType === 'docker' ? 'docker compose exec ollama ollama pull' : 'OLLAMA_HOST=<STACK_NATIVE_BIND from .env>:11434 ollama pull';
+          const pulls = vars.map((v) => `\`${pull} ${fw.manifest.environment!.find((e) => e.name === v)!.default}\``);
+          const line = readme.split('\n').find((l) => l.startsWith(`**${fw.manifest.name}**`))!;
+          assert.ok(line.includes(`or without a cloud key with the stack's Ollama and the model${vars.length > 1 ? 's' : ''} in ${vars.map((v) => `\`${v}\``).join(' and ')} (pull ${vars.length > 1 ? 'them' : 'it'} once: ${pulls.join(' and ')}`), line);
+          assert.ok(res.stderr.includes(`and the model${vars.length > 1 ? 's' : ''} in ${vars.join(' and ')} from .env`), res.stderr);
+        }
       });
     }
   }

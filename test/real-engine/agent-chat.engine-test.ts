@@ -10,7 +10,7 @@ import { containerProblems, routeProblems } from './checks.js';
 import { engineProblem } from './engine.js';
 import { Stack } from './stack.js';
 
-interface StubCall { path: string; model: string | null; key: string | false; userText: string }
+interface StubCall { path: string; model: string | null; credential: string | null; userText: string }
 
 describe('OpenClaw answers its first chat on the engine: offline from the stack\'s Ollama, then with a key', { concurrency: false }, () => {
   let stack: Stack;
@@ -78,6 +78,6 @@ describe('OpenClaw answers its first chat on the engine: offline from the stack\
     assert.equal(answer.provider, 'openai');
     assert.match(answer.text, /^STUB-OK gpt-5\.5: .*hello with a key on the engine/);
     const calls = await stubCalls();
-    assert.ok(calls.some((c) => c.path.startsWith('/v1/') && c.model === 'gpt-5.5' && c.key === key && c.userText.includes('hello with a key on the engine')), JSON.stringify(calls));
+    assert.ok(calls.some((c) => c.path.startsWith('/v1/') && c.model === 'gpt-5.5' && c.credential === key && c.userText.includes('hello with a key on the engine')), JSON.stringify(calls));
   });
 });

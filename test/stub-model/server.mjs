@@ -8,7 +8,7 @@
 //   Anthropic: POST /v1/messages (stream or not), POST /v1/messages/count_tokens
 //   Ollama:    GET / , GET /api/version, GET /api/tags, POST /api/show, POST /api/chat (NDJSON stream by
 //              default, as Ollama does), POST /api/generate, POST /api/pull
-//   tests:     GET /_stub/requests (what it received: method, path, model, the key that came with it or false)
+//   tests:     GET /_stub/requests (what it received: method, path, model, the key that came with it)
 // Every answer is `STUB-OK <model>: <the last user text, cut to 80 characters>`.
 // Usage: node server.mjs [port]   (or PORT=...; 0 picks a free port; the first line printed is the URL)
 import http from 'node:http';
@@ -146,7 +146,9 @@ const server = http.createServer((req, res) => {
     }
     const route = routes[`${req.method} ${pathname}`];
     if (pathname !== '/_stub/requests') {
-      received.push({ method: req.method, path: pathname, model: body.model ?? null, stream: body.stream ?? null, key: req.headers.authorization?.replace(/^Bearer /i, '') || req.headers['x-api-key'] || false, userText: lastUserText(body.messages, body.input ?? body.prompt) });
+      // credential: the key as sent (a stub's test keys are not secrets), so a test can tell which key arrived
+      const credential = (req.headers['x-api-key'] ?? req.headers.authorization?.replace(/^Bearer\s+/i, '')) || null;
+      received.push({ method: req.method, path: pathname, model: body.model ?? null, stream: body.stream ?? null, key: Boolean(credential), credential, userText: lastUserText(body.messages, body.input ?? body.prompt) });
     }
     if (!route) return sendJson(res, 404, { error: { message: `the stub model server has no ${req.method} ${pathname}`, type: 'not_found' } });
     route(body, res);

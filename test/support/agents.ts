@@ -28,7 +28,7 @@ export function agentPackage(pkg: string, frameworkId: string, pinned = pkg): st
 }
 
 export interface StubServer { url: string; child: ChildProcess; requests(): Promise<StubRequest[]>; stop(): Promise<void> }
-export interface StubRequest { method: string; path: string; model: string | null; stream: boolean | null; key: boolean; userText: string }
+export interface StubRequest { method: string; path: string; model: string | null; stream: boolean | null; key: boolean; credential: string | null; userText: string }
 
 /** Starts test/stub-model/server.mjs on a free loopback port. */
 export function startStub(): Promise<StubServer> {
@@ -90,28 +90,6 @@ export function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv
       child.stdin!.end(opts.input);
     }
   });
-}
-
-/**
- * The command a README note gives (`docker compose exec -e K=V ... -w <dir> <service> <program> <args>` in
- * backquotes), split the way a shell splits it: the -e variables and the program's own arguments.
- */
-export async function noteCommand(note: string): Promise<{ env: Record<string, string>; program: string; args: string[] }> {
-  const command = /`(docker compose exec [^`]+)`/.exec(note)?.[1];
-  if (!command) throw new Error(`no docker compose exec command in: ${note}`);
-  const res = await run('bash', ['-c', `docker() { printf '%s\\0' "$@"; }; ${command.replace(/<[^>]+>/g, 'PLACEHOLDER')}`]);
-  if (res.code !== 0) throw new Error(`the command does not parse: ${res.stderr}`);
-  const argv = res.stdout.split('\0').slice(0, -1);
-  const env: Record<string, string> = {};
-  let i = 2; // compose exec
-  for (; i < argv.length && argv[i].startsWith('-'); i += 2) {
-    if (argv[i] === '-e') {
-      const [k, ...v] = argv[i + 1].split('=');
-      env[k] = v.join('=');
-    }
-  }
-  // argv[i] is the compose service, then the program and its arguments
-  return { env, program: argv[i + 1], args: argv.slice(i + 2) };
 }
 
 /**
