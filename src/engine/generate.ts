@@ -8,7 +8,7 @@ import { buildModel } from './build-model.js';
 import { REQUEST_FIELDS, type Bundle, type GenerateRequest } from './bundle.js';
 import { BundleTemplates } from './bundle-files.js';
 import { buildCompose, COMPOSE_FILE } from './compose.js';
-import { FragmentCache } from './fragment-cache.js';
+import { DEFAULT_FRAGMENT_CACHE_BYTES, FragmentCache } from './fragment-cache.js';
 import { PluginFileRenderer } from './plugin-files.js';
 import { resolve, type Resolution } from './resolve.js';
 import { fileHash, provenance, PROVENANCE_FILE } from './provenance.js';
@@ -42,14 +42,20 @@ export class Generator {
   /** sha256 of plugin files by their content (the strings are mostly the fragment cache's own) */
   private readonly contentHashes: LRUCache<string, string> | undefined;
 
-  constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 16 * 1024 * 1024) {
+  /**
+   * `cacheSize` entries of fragments in at most `renderCacheBytes`; `bundleCacheBytes` for whole bundles
+   * and request shapes together, half each (a bundle counts twice its text: its encoded answer is kept
+   * beside it).
+   */
+  constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 16 * 1024 * 1024, renderCacheBytes = DEFAULT_FRAGMENT_CACHE_BYTES) {
     this.contentHashes = cacheSize > 0 ? new LRUCache({ maxSize: 8 * 1024 * 1024, sizeCalculation: (_hash: string, content: string) => Math.max(1, content.length) }) : undefined;
-    this.cache = new FragmentCache(cacheSize);
+    this.cache = new FragmentCache(cacheSize, renderCacheBytes);
+    const half = Math.max(1, Math.floor(bundleCacheBytes / 2));
     this.bundles = cacheSize > 0 && bundleCacheBytes > 0
-      ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: (b: Bundle) => Math.max(1, bundleSize(b)) })
+      ? new LRUCache({ maxSize: half, sizeCalculation: (b: Bundle) => Math.max(1, 2 * bundleSize(b)) })
       : undefined;
     this.shapes = cacheSize > 0 && bundleCacheBytes > 0
-      ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: shapeEntrySize })
+      ? new LRUCache({ maxSize: half, sizeCalculation: shapeEntrySize })
       : undefined;
     this.seen = this.shapes ? new LRUCache({ maxSize: SEEN_KEYS_BYTES, sizeCalculation: (_: true, key: string) => Math.max(1, key.length) }) : undefined;
     this.bundleTemplates = new BundleTemplates(templatesDir);
