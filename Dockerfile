@@ -17,6 +17,7 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund --loglevel=error
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     HOST=0.0.0.0 \
     PORT=8080 \
     STACK_CATALOGUE_CACHE=/tmp/stackwright-catalogue.json

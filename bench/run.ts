@@ -278,8 +278,10 @@ async function startServer(env: Record<string, string>): Promise<{ ms: number; r
   // the node options of `npm start`, so the figures are the service's as users run it
   const startCommand = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start as string).split(' ');
   const startArgs = startCommand.slice(startCommand.indexOf('node') + 1);
+  // and its environment settings (NAME=value words before the command)
+  const startEnv = Object.fromEntries(startCommand.slice(0, startCommand.indexOf('node')).filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
   const child = spawn(process.execPath, startArgs.map((a) => (a.startsWith('-') ? a : path.join(REPO_ROOT, a))), {
-    env: { ...process.env, PORT: '0', STACK_API_KEY: BENCH_KEY, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...startEnv, PORT: '0', STACK_API_KEY: BENCH_KEY, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolvePromise, reject) => {
     let out: string | null = '';

@@ -43,7 +43,10 @@ export interface Config {
   rateLimits: RateLimitConfig;
   redisUrl?: string;
   bodyLimitBytes: number;
+  /** entries of the fragment LRU (0 turns it off) */
   renderCacheSize: number;
+  /** bytes the fragment LRU may hold, keys and values (0 turns it off) */
+  renderCacheBytes: number;
   /** bytes of whole bundles kept for repeated requests (0 turns the bundle cache off) */
   bundleCacheBytes: number;
   /** the start-up snapshot of the checked catalogue ('' turns it off) */
@@ -130,6 +133,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     bodyLimitBytes: int('STACK_BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
     renderCacheSize: int('STACK_RENDER_CACHE_SIZE', 2000, 0, 1e6),
+    renderCacheBytes: int('STACK_RENDER_CACHE_MB', 8, 0, 4096) * 1024 * 1024,
     bundleCacheBytes: int('STACK_BUNDLE_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
     catalogueCacheFile: env.STACK_CATALOGUE_CACHE ?? path.join(REPO_ROOT, 'dist', 'catalogue-cache.json'),
     logRequests: flag('STACK_LOG_REQUESTS', true),

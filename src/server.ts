@@ -1,6 +1,7 @@
 // The HTTP server: routing (find-my-way), then for every request the same steps in one place:
 // rate limit → auth → body → handler → envelope. Routes only return data or throw ApiError.
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { nodeHttp } from './http/node-http.js';
 import FindMyWay from 'find-my-way';
 import type { AppDeps } from './app-deps.js';
 import { ApiError } from './errors.js';
@@ -45,7 +46,7 @@ function requestUrl(req: IncomingMessage): URL {
 }
 
 /** The HTTP server plus its shutdown: drain (answer what arrives, Connection: close), then stop. */
-export interface AppServer extends http.Server {
+export interface AppServer extends Server {
   /** Resolves once every request in flight is answered, or after config.shutdownTimeoutMs. */
   shutdown(): Promise<void>;
   readonly draining: boolean;
@@ -202,7 +203,7 @@ export function createServer(deps: AppDeps): AppServer {
   let idleResolve: (() => void) | undefined;
   // sockets not yet reaped are checked every second, so a connection that never sends its request line
   // is closed after headersTimeout instead of at Node's 30-second check
-  const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
+  const server = nodeHttp().createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     const record = observer.start(req, res);
     inFlight++;
     // while draining, every answer closes its connection, so keep-alive clients go to another instance

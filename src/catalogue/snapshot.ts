@@ -4,9 +4,18 @@ import { deepFreeze } from '../freeze.js';
 import type { RawCatalogue } from './read.js';
 import type { Catalogue, ServicePlugin } from './types.js';
 
+/**
+ * The order of plugin ids. They hold only a-z, 0-9 and '-' (PLUGIN_ID), where code-unit order is the
+ * order localeCompare gives in every locale this runs in, without starting ICU's collator (~8 ms, a
+ * tenth of a CLI run).
+ */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 export function buildSnapshot(raw: RawCatalogue): Catalogue {
   const byId = <T extends { id: string }>(items: T[]): ReadonlyMap<string, T> =>
-    new Map([...items].sort((a, b) => a.id.localeCompare(b.id)).map((i) => [i.id, deepFreeze(i)]));
+    new Map([...items].sort((a, b) => compareIds(a.id, b.id)).map((i) => [i.id, deepFreeze(i)]));
 
   const services = byId(raw.services);
   const index = (keysOf: (s: ServicePlugin) => string[]) => {

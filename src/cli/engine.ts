@@ -9,9 +9,7 @@ import { Generator, type Bundle } from '../engine/generate.js';
 import { ApiError } from '../errors.js';
 import { WorkQueue } from '../http/work-queue.js';
 import { generateStack } from '../routes/write-routes.js';
-import { UsageError } from './output.js';
-
-export class CliFailure extends Error {}
+import { CliFailure, UsageError } from './output.js';
 
 /** The settings and the catalogue the service would load, or a CliFailure saying what is wrong. */
 export function loadCliCatalogue(env: NodeJS.ProcessEnv = process.env): { config: Config; catalogue: Catalogue } {

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { resolve } from '../engine/resolve.js';
 import { parseStackRequest } from '../routes/request.js';
 import { writeBundle } from './bundle-dir.js';
-import { CliFailure, generateBundle, loadGenerator } from './engine.js';
+import { generateBundle, loadGenerator } from './engine.js';
 import { flagWording, warningWording } from './flags.js';
-import { UsageError, type Output } from './output.js';
+import { CliFailure, UsageError, type Output } from './output.js';
 
 export interface GenerateOptions {
   request?: string;

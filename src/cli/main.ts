@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 // `stackwright`: the command line onto the same engine as the HTTP API (docs/cli.md).
 // Exit codes: 0 done, 1 problems found or the work failed, 2 a wrong command line.
+// Each command's modules are imported when it runs (`generate` never loads the linter, the diff library,
+// the server or the MCP SDK): start-up time is most of a one-off command's time.
+import nodeModule from 'node:module';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { didYouMean } from '../catalogue/problems.js';
 import { STACKWRIGHT_VERSION } from '../version.js';
-import { CliFailure } from './engine.js';
-import { runGenerate, type GenerateOptions } from './generate.js';
-import { lintFolders, parseLintFormat, printLint } from './lint.js';
-import { LIST_KINDS, runList, type ListOptions } from './list.js';
-import { EXIT, terminalOutput, UsageError, type Output } from './output.js';
-import { runUpgrade, type UpgradeOptions } from './upgrade.js';
-import { readConfig } from '../config.js';
+import type { GenerateOptions } from './generate.js';
+import type { ListOptions } from './list.js';
+import { CliFailure, EXIT, terminalOutput, UsageError, type Output } from './output.js';
+import type { UpgradeOptions } from './upgrade.js';
 
 const HELP = `stackwright ${STACKWRIGHT_VERSION}: Docker Compose stacks for AI-agent frameworks
 
@@ -30,6 +30,9 @@ Commands:
 Exit codes: 0 done, 1 problems found or the command failed, 2 a wrong command line.
 Settings (plugins folder, catalogue folder, ...) come from the environment: see docs/configuration.md.`;
 
+/** Where the list command's kinds go in its help (they live with the command, loaded only when asked). */
+const LIST_KINDS_SLOT = '<kinds>';
+
 const COMMAND_HELP: Record<string, string> = {
   serve: `Usage: stackwright serve
 
@@ -46,7 +49,7 @@ does not hide the folder's other problems: one run lists every problem that can 
   --format json      one JSON document: { ok, errors[], warnings[], summary }
   --format github    GitHub Actions annotations (::error file=...)
 Exit codes: 0 no errors (warnings allowed), 1 errors, 2 a wrong command line.`,
-  list: `Usage: stackwright list ${LIST_KINDS.join('|')} [filters] [--format text|json]
+  list: `Usage: stackwright list ${LIST_KINDS_SLOT} [filters] [--format text|json]
 
 Lists the catalogue in STACK_PLUGINS_DIR offline, as the API does (GET /api/v1/services, /skills,
 /presets, /frameworks, /proxies). Filters combine:
@@ -125,11 +128,18 @@ function checkOptionNames(command: string, args: string[]): void {
   }
 }
 
+/** A command's help text (the list kinds filled in from the list command). */
+async function commandHelp(command: string): Promise<string> {
+  if (command !== 'list') return COMMAND_HELP[command];
+  const { LIST_KINDS } = await import('./list.js');
+  return COMMAND_HELP.list.replace(LIST_KINDS_SLOT, LIST_KINDS.join('|'));
+}
+
 export async function runCli(argv: string[], io: Output = terminalOutput()): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     const topic = command === 'help' ? rest[0] : undefined;
-    io.out(topic && COMMAND_HELP[topic] ? COMMAND_HELP[topic] : HELP);
+    io.out(topic && COMMAND_HELP[topic] ? await commandHelp(topic) : HELP);
     return EXIT.ok;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
@@ -141,7 +151,7 @@ export async function runCli(argv: string[], io: Output = terminalOutput()): Pro
     return EXIT.usage;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(COMMAND_HELP[command]);
+    io.out(await commandHelp(command));
     return EXIT.ok;
   }
   try {
@@ -165,23 +175,24 @@ export async function runCli(argv: string[], io: Output = terminalOutput()): Pro
         return new Promise<number>(() => undefined);
       }
       case 'lint': {
+        const [{ lintFolders, parseLintFormat, printLint }, { readConfig }] = await Promise.all([import('./lint.js'), import('../config.js')]);
         const format = parseLintFormat(values.format as string | undefined);
         const config = readConfig();
         return printLint(lintFolders(positionals, { plugins: config.pluginsDir, catalogue: config.catalogueDir }), format, io);
       }
       case 'list':
         if (positionals.length > 1) throw new UsageError(`list takes one kind (got ${positionals.map((p) => `"${p}"`).join(', ')})`);
-        return runList(positionals[0], values as ListOptions, io);
+        return (await import('./list.js')).runList(positionals[0], values as ListOptions, io);
       case 'generate':
         if (positionals.length) throw new UsageError(`generate takes no positional arguments (got "${positionals[0]}"); use --services a,b`);
-        return await runGenerate(values as GenerateOptions, io);
+        return await (await import('./generate.js')).runGenerate(values as GenerateOptions, io);
       case 'upgrade':
         if (positionals.length !== 1) throw new UsageError('upgrade needs exactly one stack folder: stackwright upgrade <stack-dir>');
-        return await runUpgrade(positionals[0], values as UpgradeOptions, io);
+        return await (await import('./upgrade.js')).runUpgrade(positionals[0], values as UpgradeOptions, io);
     }
   } catch (e) {
     if (e instanceof UsageError || (e as NodeJS.ErrnoException).code?.startsWith?.('ERR_PARSE_ARGS')) {
-      const usage = e instanceof UsageError && !e.showUsage ? `(stackwright help ${command} lists the options)` : `\n${COMMAND_HELP[command]}`;
+      const usage = e instanceof UsageError && !e.showUsage ? `(stackwright help ${command} lists the options)` : `\n${await commandHelp(command)}`;
       io.err(`${io.errStyle.red('error:')} ${(e as Error).message}\n${usage}`);
       return EXIT.usage;
     }
@@ -197,6 +208,10 @@ export async function runCli(argv: string[], io: Output = terminalOutput()): Pro
 // run when executed (bin or tsx), not when imported by a test
 const invoked = process.argv[1] ?? '';
 if (/[\\/]cli[\\/]main\.(js|ts)$/.test(invoked) || /[\\/]stackwright$/.test(invoked)) {
+  // V8's compiled code kept on disk (os.tmpdir()/node-compile-cache, or NODE_COMPILE_CACHE; off with
+  // NODE_DISABLE_COMPILE_CACHE=1): the command modules imported above compile from it on later runs.
+  // It never fails a command: a folder it cannot write simply means no cache.
+  nodeModule.enableCompileCache?.();
   runCli(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e: unknown) => {
     console.error(e);
     process.exitCode = 1;

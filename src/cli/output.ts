@@ -37,5 +37,8 @@ export class UsageError extends Error {
   }
 }
 
+/** A command that could not do its work (exit code 1), with what is wrong. */
+export class CliFailure extends Error {}
+
 /** Exit codes of every command (docs/cli.md). */
 export const EXIT = { ok: 0, problems: 1, usage: 2 } as const;

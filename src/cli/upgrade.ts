@@ -8,8 +8,8 @@ import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { ENV_EXAMPLE_FILE, fileHash, imagePins, PROVENANCE_FILE } from '../engine/provenance.js';
 import { writeBundleFile } from './bundle-dir.js';
-import { CliFailure, generateBundle, loadGenerator } from './engine.js';
-import type { Output } from './output.js';
+import { generateBundle, loadGenerator } from './engine.js';
+import { CliFailure, type Output } from './output.js';
 
 export interface UpgradeOptions { 'dry-run'?: boolean; force?: boolean; rollback?: boolean }
 

@@ -1,6 +1,7 @@
 // LRU of rendered fragments (compose entries, config files). A key is the fragment kind, the plugin's
 // content hash and every other input that shapes it, so a changed plugin or option can never be served
-// a stale fragment.
+// a stale fragment. Bounded by entries and by bytes: a key holds the fragment's inputs as JSON and can
+// outweigh the fragment, and a 200-service stack's fragments are several times a small one's.
 import { LRUCache } from 'lru-cache';
 
 export class FragmentCache {
@@ -8,8 +9,11 @@ export class FragmentCache {
   hits = 0;
   misses = 0;
 
-  constructor(size: number) {
-    this.lru = size > 0 ? new LRUCache({ max: size }) : undefined;
+  /** `size` entries, at most `maxBytes` of keys and values (their text's length); either 0 turns it off */
+  constructor(size: number, maxBytes = DEFAULT_FRAGMENT_CACHE_BYTES) {
+    this.lru = size > 0 && maxBytes > 0
+      ? new LRUCache({ max: size, maxSize: maxBytes, sizeCalculation: (entry, key) => Math.max(1, key.length + textSize(entry.value)) })
+      : undefined;
   }
 
   /** false with a size of 0: every get builds */
@@ -31,4 +35,14 @@ export class FragmentCache {
     this.lru.set(key, { value });
     return value;
   }
+}
+
+export const DEFAULT_FRAGMENT_CACHE_BYTES = 8 * 1024 * 1024;
+
+/** The length of the text a fragment holds (strings, in arrays and objects), about its bytes. */
+function textSize(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + textSize(v), 16);
+  if (value && typeof value === 'object') return Object.entries(value).reduce((n, [k, v]) => n + k.length + textSize(v), 16);
+  return 8;
 }

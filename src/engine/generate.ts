@@ -8,7 +8,7 @@ import { buildModel } from './build-model.js';
 import { REQUEST_FIELDS, type Bundle, type GenerateRequest } from './bundle.js';
 import { BundleTemplates } from './bundle-files.js';
 import { buildCompose, COMPOSE_FILE } from './compose.js';
-import { FragmentCache } from './fragment-cache.js';
+import { DEFAULT_FRAGMENT_CACHE_BYTES, FragmentCache } from './fragment-cache.js';
 import { PluginFileRenderer } from './plugin-files.js';
 import { resolve, type Resolution } from './resolve.js';
 import { fileHash, provenance, PROVENANCE_FILE } from './provenance.js';
@@ -36,18 +36,28 @@ export class Generator {
   /** Request shapes seen (late-binding.ts), by the request without its name and domain. */
   private readonly shapes: LRUCache<string, ShapeEntry> | undefined;
 
+  /** Requests of late-bound bundles asked for once, by their key: a second ask keeps the bundle. */
+  private readonly seen: LRUCache<string, true> | undefined;
+
   /** sha256 of plugin files by their content (the strings are mostly the fragment cache's own) */
   private readonly contentHashes: LRUCache<string, string> | undefined;
 
-  constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 16 * 1024 * 1024) {
+  /**
+   * `cacheSize` entries of fragments in at most `renderCacheBytes`; `bundleCacheBytes` for whole bundles
+   * and request shapes together, half each (a bundle counts twice its text: its encoded answer is kept
+   * beside it).
+   */
+  constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 16 * 1024 * 1024, renderCacheBytes = DEFAULT_FRAGMENT_CACHE_BYTES) {
     this.contentHashes = cacheSize > 0 ? new LRUCache({ maxSize: 8 * 1024 * 1024, sizeCalculation: (_hash: string, content: string) => Math.max(1, content.length) }) : undefined;
-    this.cache = new FragmentCache(cacheSize);
+    this.cache = new FragmentCache(cacheSize, renderCacheBytes);
+    const half = Math.max(1, Math.floor(bundleCacheBytes / 2));
     this.bundles = cacheSize > 0 && bundleCacheBytes > 0
-      ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: (b: Bundle) => Math.max(1, bundleSize(b)) })
+      ? new LRUCache({ maxSize: half, sizeCalculation: (b: Bundle) => Math.max(1, 2 * bundleSize(b)) })
       : undefined;
     this.shapes = cacheSize > 0 && bundleCacheBytes > 0
-      ? new LRUCache({ maxSize: bundleCacheBytes, sizeCalculation: shapeEntrySize })
+      ? new LRUCache({ maxSize: half, sizeCalculation: shapeEntrySize })
       : undefined;
+    this.seen = this.shapes ? new LRUCache({ maxSize: SEEN_KEYS_BYTES, sizeCalculation: (_: true, key: string) => Math.max(1, key.length) }) : undefined;
     this.bundleTemplates = new BundleTemplates(templatesDir);
     this.pluginFiles = new PluginFileRenderer(this.cache);
   }
@@ -59,7 +69,12 @@ export class Generator {
     if (cached) return cached;
     const values = this.shapes ? lateValues(request) : undefined;
     const bundle = values ? this.bound(request, values) : this.renderRequest(request);
-    this.bundles?.set(key, bundle);
+    // a bundle bound into a shape costs little to bind again, and most are asked for once (a new name
+    // each time): kept from their second request on, so one-off bundles die young instead of filling
+    // the cache (and the old generation) and pushing out bundles that are asked for again; a rendered
+    // one is kept at once
+    if (!boundAnswers.has(bundle) || this.seen!.has(key)) this.bundles?.set(key, bundle);
+    else this.seen!.set(key, true);
     return bundle;
   }
 
@@ -82,9 +97,11 @@ export class Generator {
       this.shapes!.set(key, entry);
     }
     if (!entry.shape) return this.renderRequest(request);
-    const bound = entry.shape.bind(values);
-    const bundle = this.assemble(request, entry.shape.bundle.summary, bound.entries, bound.hashes);
-    encodedFiles.set(bundle, bound.json);
+    const { shape } = entry;
+    const bound = shape.bind(values);
+    const bundle = this.assemble(request, shape.bundle.summary, bound.entries, bound.hashes, shape.pins);
+    // encoded only when asked for (the API's answer; the CLI writes files)
+    boundAnswers.set(bundle, () => shape.json(values, bundle.files[PROVENANCE_FILE]));
     return bundle;
   }
 
@@ -147,9 +164,9 @@ export class Generator {
   }
 
   /** The frozen bundle: the files sorted by path, with the stack record (stackwright.json) of exactly these. */
-  private assemble(request: GenerateRequest, summary: Bundle['summary'], entries: Iterable<[string, string]>, known?: ReadonlyMap<string, string>): Bundle {
+  private assemble(request: GenerateRequest, summary: Bundle['summary'], entries: Iterable<[string, string]>, known?: ReadonlyMap<string, string>, pins?: Readonly<Record<string, string>>): Bundle {
     const files = new Map(entries);
-    files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, known));
+    files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, known, pins));
     const bundle = deepFreeze({
       name: request.name,
       files: Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
@@ -159,29 +176,21 @@ export class Generator {
   }
 }
 
-/** The JSON of a bound bundle's files, as buffers made from its shape (bundleJsonChunks uses them). */
-const encodedFiles = new WeakMap<Bundle, ReadonlyMap<string, Buffer[]>>();
+/** Room for the keys of requests asked for once (a key is ~150 characters: some 7,000 of them). */
+const SEEN_KEYS_BYTES = 1024 * 1024;
 
-/** JSON.stringify(bundle) as UTF-8 chunks; the files of a bound bundle come from their shape's buffers. */
+/** How to encode a bound bundle's answer from its shape (bundleJsonChunks uses it). */
+const boundAnswers = new WeakMap<Bundle, () => Buffer[]>();
+
+/** Whether the bundle was bound into a shape (its answer comes from the shape's encoded pieces). */
+export function boundIntoShape(bundle: Bundle): boolean {
+  return boundAnswers.has(bundle);
+}
+
+/** JSON.stringify(bundle) as UTF-8 chunks; a bound bundle's is copied from its shape's encoded pieces. */
 export function bundleJsonChunks(bundle: Bundle): Buffer[] {
-  const encoded = encodedFiles.get(bundle);
-  if (!encoded) return [Buffer.from(JSON.stringify(bundle))];
-  const out: Buffer[] = [];
-  let text = `{"name":${JSON.stringify(bundle.name)},"files":{`;
-  let first = true;
-  for (const [file, content] of Object.entries(bundle.files)) {
-    text += `${first ? '' : ','}${JSON.stringify(file)}:`;
-    first = false;
-    const chunks = encoded.get(file);
-    if (chunks) {
-      out.push(Buffer.from(text), ...chunks);
-      text = '';
-    } else {
-      text += JSON.stringify(content);
-    }
-  }
-  out.push(Buffer.from(`${text}},"summary":${JSON.stringify(bundle.summary)}}`));
-  return out;
+  const answer = boundAnswers.get(bundle);
+  return answer ? answer() : [Buffer.from(JSON.stringify(bundle))];
 }
 
 /** JSON.stringify(bundle), as the API sends it. */

@@ -24,7 +24,7 @@ export interface ReloadFailure {
   count: number;
 }
 
-export interface GeneratorSettings { templatesDir: string; renderCacheSize: number; bundleCacheBytes?: number }
+export interface GeneratorSettings { templatesDir: string; renderCacheSize: number; bundleCacheBytes?: number; renderCacheBytes?: number }
 
 export class LiveEngine extends EventEmitter {
   private snapshot: EngineSnapshot;
@@ -97,8 +97,8 @@ export class LiveEngine extends EventEmitter {
   }
 
   private build(catalogue: Catalogue): EngineSnapshot {
-    const { templatesDir, renderCacheSize, bundleCacheBytes } = this.settings;
-    return Object.freeze({ catalogue, generator: new Generator(catalogue, templatesDir, renderCacheSize, bundleCacheBytes), loadedAt: new Date() });
+    const { templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes } = this.settings;
+    return Object.freeze({ catalogue, generator: new Generator(catalogue, templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes), loadedAt: new Date() });
   }
 }
 

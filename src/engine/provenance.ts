@@ -25,8 +25,11 @@ export function fileHash(content: string): string {
   return crypto.createHash('sha256').update(content).digest('hex');
 }
 
-/** The record; `known` holds hashes already computed for some of the files (the same content). */
-export function provenance<R extends object>(request: R, fields: readonly (keyof R)[], catalogueRevision: string, files: ReadonlyMap<string, string>, known?: ReadonlyMap<string, string>): string {
+/**
+ * The record; `known` holds hashes already computed for some of the files (the same content), `pins`
+ * the image pins of .env.example when they are known (a bound bundle's are its shape's).
+ */
+export function provenance<R extends object>(request: R, fields: readonly (keyof R)[], catalogueRevision: string, files: ReadonlyMap<string, string>, known?: ReadonlyMap<string, string>, pins?: Record<string, string>): string {
   const sent: Record<string, unknown> = {};
   for (const f of fields) if (request[f] !== undefined) sent[f as string] = request[f];
   const hashes: Record<string, string> = {};
@@ -36,7 +39,7 @@ export function provenance<R extends object>(request: R, fields: readonly (keyof
   return `${JSON.stringify({
     stackwright: { version: STACKWRIGHT_VERSION, catalogueRevision },
     request: sent,
-    images: imagePins(files.get(ENV_EXAMPLE_FILE) ?? ''),
+    images: pins ?? imagePins(files.get(ENV_EXAMPLE_FILE) ?? ''),
     files: hashes,
   }, null, 2)}\n`;
 }

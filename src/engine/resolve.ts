@@ -1,6 +1,7 @@
 // The resolver: from a request to the full, ordered set of what a stack holds. Pure (no I/O), shared by
 // validate and generate so the two can never disagree. Every problem is collected, not just the first.
 import { didYouMean } from '../catalogue/problems.js';
+import { compareIds } from '../catalogue/snapshot.js';
 import type { Catalogue, FrameworkPlugin, ProxyPlugin, ServicePlugin, SkillPackPlugin } from '../catalogue/types.js';
 import type { Warning } from '../errors.js';
 import { SOCKET_PROXY_MEMORY_MB } from './socket-proxy.js';
@@ -114,7 +115,7 @@ export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolu
   };
   for (const fw of frameworks) for (const dep of fw.manifest.requires ?? []) place(catalogue.services.get(dep)!);
   const frameworkDepsCount = ordered.length;
-  for (const s of [...requested].sort((a, b) => a.id.localeCompare(b.id))) place(s);
+  for (const s of [...requested].sort((a, b) => compareIds(a.id, b.id))) place(s);
 
   for (const pack of skillPacks) {
     for (const need of pack.manifest.requiredServices) {

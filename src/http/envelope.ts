@@ -1,6 +1,7 @@
 // The response envelope of spec section 1: { ok: true, data } or { ok: false, error: { code, message, details? } }.
 import crypto from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { nodeHttp } from './node-http.js';
 import { ApiError } from '../errors.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -113,6 +114,6 @@ export function sendError(res: ServerResponse, err: ApiError): void {
  */
 export function rawErrorResponse(err: ApiError): string {
   const body = JSON.stringify({ ok: false, error: { code: err.code, message: err.message } });
-  return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
+  return `HTTP/1.1 ${err.status} ${nodeHttp().STATUS_CODES[err.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
     + `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`;
 }

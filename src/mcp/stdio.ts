@@ -25,7 +25,7 @@ export async function runStdioServer(options: StdioOptions = {}): Promise<{ clos
   for (const w of loaded.warnings) console.error(formatProblem(w));
   if (!loaded.catalogue) throw new CatalogueLoadError(loaded.errors);
   const catalogue: Catalogue = loaded.catalogue;
-  const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize, config.bundleCacheBytes);
+  const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize, config.bundleCacheBytes, config.renderCacheBytes);
   const server = createMcpServer({
     catalogue: () => catalogue,
     generator: () => generator,

@@ -291,6 +291,31 @@ describe('stackwright list', () => {
     assert.doesNotMatch(fs.readFileSync(snapshot, 'utf8'), /from the snapshot/);
     fs.rmSync(dirs.root, { recursive: true, force: true });
   });
+
+  test('a plugin file rewritten with the same size and its old mtime put back is still never served from the snapshot', async () => {
+    const dirs = writeCatalogue({
+      'plugins/services/alpha/service.yaml': service('alpha', 'files:\n  - { template: note.txt.eta, target: /etc/note.txt, description: a note }\n'),
+      'plugins/services/alpha/note.txt.eta': 'version one\n',
+    });
+    const snapshot = path.join(dirs.root, 'snapshot.json');
+    const env = { STACK_PLUGINS_DIR: dirs.plugins, STACK_CATALOGUE_CACHE: snapshot, STACK_CATALOGUE_DIR: dirs.catalogue };
+    const generate = async (out: string) => {
+      const run = await cli(['generate', '--name', 'snap', '--services', 'alpha', '--out', path.join(dirs.root, out)], env);
+      assert.equal(run.code, 0, run.stderr);
+      return fs.readFileSync(path.join(dirs.root, out, 'config/alpha/note.txt'), 'utf8');
+    };
+    // files older than the snapshot's metadata stamp by more than a coarse clock tick: the stamp is trusted
+    await new Promise((r) => setTimeout(r, 2_100));
+    assert.equal(await generate('first'), 'version one\n');
+    assert.equal(await generate('second'), 'version one\n');
+    // the same number of bytes, the old modification time put back: only the change time tells
+    const note = path.join(dirs.plugins, 'services/alpha/note.txt.eta');
+    const { atime, mtime } = fs.statSync(note);
+    fs.writeFileSync(note, 'version two\n');
+    fs.utimesSync(note, atime, mtime);
+    assert.equal(await generate('third'), 'version two\n');
+    fs.rmSync(dirs.root, { recursive: true, force: true });
+  });
 });
 
 /** A copy of the plugins (to move a tag in), the env that points the CLI at it, and where a stack goes. */

@@ -9,15 +9,13 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { loadCatalogueOrThrow } from '../../src/catalogue/load.js';
 import { readConfig } from '../../src/config.js';
-import { bundleJson, bundleJsonChunks, Generator, type GenerateRequest } from '../../src/engine/generate.js';
+import { boundIntoShape, bundleJson, Generator, type GenerateRequest } from '../../src/engine/generate.js';
 import { bindableDomain, bindableName, DOMAIN_PLACEHOLDER, LATE_SCALARS, NAME_PLACEHOLDER, placeholderVerbatim } from '../../src/engine/late-binding.js';
 import { service, writeCatalogue } from '../support/fixture.js';
 import { shippedCatalogue } from '../support/server.js';
 
 const templates = readConfig({}).templatesDir;
 const [NAME, DOMAIN] = LATE_SCALARS;
-/** A bound bundle's answer is written from its shape's buffers; a rendered one's is one JSON text. */
-const wasBound = (bundle: Parameters<typeof bundleJsonChunks>[0]) => bundleJsonChunks(bundle).length > 1;
 
 /** Requests of one shape: the first renders, the second builds the shape, the rest are bound. */
 const VALUES: { name: string; domain: string }[] = [
@@ -49,7 +47,7 @@ describe('late binding of the stack name and domain', () => {
         const bundle = bound.generate(request);
         assert.deepEqual(bundle, fresh().generate(request), JSON.stringify(request));
         // the first of a shape renders; every later one is bound (none of the shipped templates blocks it)
-        assert.equal(wasBound(bundle), i > 0, JSON.stringify(request));
+        assert.equal(boundIntoShape(bundle), i > 0, JSON.stringify(request));
         // the JSON the API sends, partly from pre-encoded files, is exactly JSON.stringify of the bundle
         assert.equal(bundleJson(bundle), JSON.stringify(bundle));
       }
@@ -90,7 +88,7 @@ describe('late binding of the stack name and domain', () => {
         const request = { services: ['alpha'], ...values };
         const bundle = generator.generate(request);
         assert.deepEqual(bundle.files, new Generator(fixture, templates, 0).generate(request).files, `${file} ${JSON.stringify(request)}`);
-        assert.ok(!wasBound(bundle), `${file} must not be bound`);
+        assert.ok(!boundIntoShape(bundle), `${file} must not be bound`);
       }
       fs.rmSync(dirs.root, { recursive: true, force: true });
     }
@@ -113,7 +111,7 @@ describe('late binding of the stack name and domain', () => {
     for (const [i, values] of VALUES.entries()) {
       const request = { services: ['alpha'], ...values };
       const bundle = generator.generate(request);
-      assert.equal(wasBound(bundle), i > 0);
+      assert.equal(boundIntoShape(bundle), i > 0);
       const files = bundle.files;
       assert.match(files['config/alpha/uses.txt'], new RegExp(`^glued ${values.name}${values.domain.replace(/\./g, '\\.')}\\.${values.name}$`, 'm'));
       assert.deepEqual(files, new Generator(fixture, templates, 0).generate(request).files);
