@@ -8,6 +8,7 @@ import { writeBundle } from './bundle-dir.js';
 import { generateBundle, loadGenerator } from './engine.js';
 import { flagWording, warningWording } from './flags.js';
 import { CliFailure, UsageError, type Output } from './output.js';
+import { MAX_JSON_DEPTH, nestingDepth } from '../json-nesting.js';
 
 export interface GenerateOptions {
   request?: string;
@@ -38,6 +39,10 @@ function requestWithOrigins(opts: GenerateOptions, readStdin: () => string = () 
   let body: Record<string, unknown> = {};
   if (opts.request !== undefined) {
     const text = opts.request === '-' ? readStdin() : readFile(opts.request);
+    // the same nesting bound as the HTTP body, before anything recursive meets the text
+    if (nestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+      throw new UsageError(`${opts.request} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels; a generate request needs 2`);
+    }
     try {
       body = JSON.parse(text);
     } catch (e) {

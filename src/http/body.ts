@@ -2,16 +2,11 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError, validationError } from '../errors.js';
 import { lingerAfterAnswer } from './lingering-close.js';
+import { MAX_JSON_DEPTH, nestingDepth } from '../json-nesting.js';
 
 /** The client went away before its body arrived: nothing to answer, nothing to log as an error. */
 export class ClientAborted extends Error {}
 
-/**
- * Arrays and objects may nest this deep in a body. A stack request needs 2 and an MCP message a few more;
- * anything deeper is refused before it is parsed, so no recursive walk (JSON.parse, schema checks,
- * turning a value into text) ever meets a value nested thousands deep.
- */
-export const MAX_JSON_DEPTH = 32;
 
 export async function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<unknown> {
   const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
@@ -118,31 +113,4 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
     req.on('error', onAbort);
     req.on('close', onClose);
   });
-}
-
-/**
- * How deep arrays and objects nest in JSON text, counted without parsing (brackets inside strings do not
- * count); stops counting once past `cap`. Invalid JSON is left to JSON.parse to describe.
- */
-export function nestingDepth(text: string, cap: number): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > deepest) {
-        deepest = depth;
-        if (deepest > cap) return deepest;
-      }
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--;
-    }
-  }
-  return deepest;
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { MAX_JSON_DEPTH } from '../../src/http/body.js';
+import { MAX_JSON_DEPTH } from '../../src/json-nesting.js';
 import { apiError, KEY, okData, shippedCatalogue, startServer, type TestServer } from '../support/server.js';
 import { bodyOf, headerOf, raw as rawAt, statusOf } from '../support/raw-http.js';
 

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { REPO_ROOT } from '../../src/config.js';
 import { service, writeCatalogue } from '../support/fixture.js';
 import { KEY, shippedCatalogue, startServer, type TestServer } from '../support/server.js';
+import { MAX_JSON_DEPTH } from '../../src/json-nesting.js';
 
 interface Run { code: number | null; stdout: string; stderr: string }
 
@@ -158,6 +159,16 @@ describe('stackwright generate', () => {
     const again = await cli(['generate', '--request', file, '--out', path.join(dir, 'a')]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /is not empty/);
+  });
+
+  test('a request file nested deeper than the API allows is a wrong command line, refused before parsing', async () => {
+    const dir = tmp();
+    const file = path.join(dir, 'deep.json');
+    fs.writeFileSync(file, `{"name":"x","services":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`);
+    const run = await cli(['generate', '--request', file, '--out', path.join(dir, 'out')]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, new RegExp(`nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`));
+    assert.ok(!fs.existsSync(path.join(dir, 'out')), 'nothing written');
   });
 
   test('--tar writes the bytes the API sends', async () => {
