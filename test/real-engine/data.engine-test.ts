@@ -65,6 +65,7 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
 
     const restore = await stack.script('backup.sh', ['restore', path.join('backups', backups[0])]);
     assert.equal(restore.code, 0, `restore failed:\n${restore.stderr}\n${restore.stdout}`);
+    assert.doesNotMatch(restore.stderr, /was backed up running/, 'the same images as at the backup: no version warning');
     const start = await stack.script('start.sh');
     assert.equal(start.code, 0, `start.sh after the restore failed:\n${start.stderr}`);
     assert.equal(await sql('select string_agg(body, \',\') from notes'), 'saved');
