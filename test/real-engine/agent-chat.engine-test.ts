@@ -7,18 +7,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { containerProblems, routeProblems } from './checks.js';
-import { engineProblem } from './engine.js';
+import { requireEngine } from './engine.js';
 import { Stack } from './stack.js';
+import type { StubRequest } from '../support/agents.js';
 
-interface StubCall { path: string; model: string | null; credential: string | null; userText: string }
 
 describe('OpenClaw answers its first chat on the engine: offline from the stack\'s Ollama, then with a key', { concurrency: false }, () => {
   let stack: Stack;
 
   /** What the stub model server received, read from the host through Ollama's loopback port. */
-  const stubCalls = async (): Promise<StubCall[]> => {
+  const stubCalls = async (): Promise<StubRequest[]> => {
     const res = await fetch(`http://127.0.0.1:${stack.env('OLLAMA_PORT_11434') ?? '11434'}/_stub/requests`);
-    return (await res.json()) as StubCall[];
+    return (await res.json()) as StubRequest[];
   };
   /** One turn through the gateway, as `openclaw agent` in the container sends it (the README's CLI path). */
   const chat = async (message: string): Promise<{ text: string; provider: string; model: string }> => {
@@ -30,8 +30,7 @@ describe('OpenClaw answers its first chat on the engine: offline from the stack\
   };
 
   before(async () => {
-    const problem = await engineProblem();
-    if (problem) throw new Error(`the real-engine tier cannot run: ${problem}`);
+    await requireEngine();
     stack = await Stack.generate({ name: 'e2e-chat', services: ['ollama'], proxy: 'caddy' });
     await stack.provideImages();
     stack.writeEnv({});

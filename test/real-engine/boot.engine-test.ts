@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { containerProblems, databaseProblems, routeProblems } from './checks.js';
-import { dockerOk, engineProblem } from './engine.js';
+import { dockerOk, requireEngine } from './engine.js';
 import { anonymousVolumes, Stack } from './stack.js';
 
 /** The provider key a user sets before the first start (OpenClaw needs one; no call reaches a provider). */
@@ -45,8 +45,7 @@ async function standInForNatives(stack: Stack): Promise<{ env: Record<string, st
 }
 
 before(async () => {
-  const problem = await engineProblem();
-  if (problem) throw new Error(`the real-engine tier cannot run: ${problem}`);
+  await requireEngine();
 });
 
 for (const { label, request, databases, native } of CASES) {

@@ -7,7 +7,7 @@ import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { containerProblems } from './checks.js';
-import { dockerOk, engineProblem } from './engine.js';
+import { dockerOk, requireEngine } from './engine.js';
 import { LocalRegistry } from './registry.js';
 import { Stack } from './stack.js';
 
@@ -40,8 +40,7 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
   };
 
   before(async () => {
-    const problem = await engineProblem();
-    if (problem) throw new Error(`the real-engine tier cannot run: ${problem}`);
+    await requireEngine();
     stack = await Stack.generate({ name: 'e2e-data', services: ['postgresql', 'mariadb', 'valkey', 'qdrant'] });
     await stack.provideImages();
     stack.writeEnv({ OPENAI_API_KEY: 'sk-stackwright-engine-test' });

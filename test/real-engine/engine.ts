@@ -78,3 +78,9 @@ export async function engineProblem(): Promise<string | undefined> {
   }
   return undefined;
 }
+
+/** For a test file's `before`: the engine and Compose v2 answer, or the file fails saying why (never a skip). */
+export async function requireEngine(): Promise<void> {
+  const problem = await engineProblem();
+  if (problem) throw new Error(`the real-engine tier cannot run: ${problem}`);
+}

@@ -16,7 +16,7 @@ import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { dump } from 'js-yaml';
 import { containerProblems, routeProblems } from './checks.js';
-import { engineProblem } from './engine.js';
+import { requireEngine } from './engine.js';
 import { Pebble, PEBBLE_HOST } from './pebble.js';
 import { Stack } from './stack.js';
 
@@ -59,8 +59,7 @@ describe('a stack with a domain behind Caddy: certificates from the ACME CA in S
   let first: Map<string, string>;
 
   before(async () => {
-    const problem = await engineProblem();
-    if (problem) throw new Error(`the real-engine tier cannot run: ${problem}`);
+    await requireEngine();
     pebble = await Pebble.start();
     stack = await Stack.generate({ name: 'e2e-https', services: ['n8n', 'postgresql'], proxy: 'caddy', domain: DOMAIN });
     await stack.provideImages();
