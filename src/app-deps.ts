@@ -4,6 +4,7 @@ import type { Logger } from './observability/log.js';
 import type { Config } from './config.js';
 import type { LiveEngine } from './engine/live-engine.js';
 import type { ApiKeys } from './http/auth.js';
+import type { IdleMemory } from './http/idle-memory.js';
 import type { RateLimiter } from './http/rate-limit.js';
 
 export interface AppDeps {
@@ -16,4 +17,6 @@ export interface AppDeps {
   startedAt: number;
   /** where the request log and errors go (none when omitted) */
   log?: Logger;
+  /** told of every request's start and end, to give memory back once idle (the service's; tests leave it out) */
+  idleMemory?: IdleMemory;
 }

@@ -13,6 +13,7 @@ import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/r
 import { createServer } from './server.js';
 import { STACKWRIGHT_VERSION } from './version.js';
 import { fitConnectionCap } from './http/fd-limit.js';
+import { releaseMemoryWhenIdle } from './http/idle-memory.js';
 import { createLogger, type Logger } from './observability/log.js';
 import type { Problem } from './catalogue/problems.js';
 import { pluginsFolderProblem } from './plugins-folder.js';
@@ -94,7 +95,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
   }
 
   const version = STACKWRIGHT_VERSION;
-  const server = createServer({ config, engine, keys: new ApiKeys(apiKeys), rateLimiter: new RateLimiter(config.rateLimits, store), version, startedAt, log });
+  const server = createServer({ config, engine, keys: new ApiKeys(apiKeys), rateLimiter: new RateLimiter(config.rateLimits, store), version, startedAt, log, idleMemory: releaseMemoryWhenIdle() });
 
   // a busy port or an unknown host is one line naming the setting, not a stack trace
   server.on('error', (e: NodeJS.ErrnoException) => {
@@ -116,6 +117,8 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     log.info({ maxConnections: config.maxConnections, maxConnectionsPerAddress: config.maxConnectionsPerAddress, openFiles: connections.openFiles ?? null }, `connections: at most ${config.maxConnections}, ${config.maxConnectionsPerAddress} per client address; open-file limit ${connections.openFiles ?? 'unknown'} (Node raises the soft limit to the hard one at start)`);
     if (connections.warning) log.warn(`warning: ${connections.warning}`);
     log.info({ event: 'listening', version, host: config.host, port }, `Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready ${performance.now().toFixed(0)} ms after the process started)`);
+    // a supervisor (or a test) waits for this line: written now, not with the next batch
+    log.flush();
     // the watch walks every plugin folder: set it up once the service is already answering
     if (config.watchCatalogue) {
       try {

@@ -206,10 +206,12 @@ export function createServer(deps: AppDeps): AppServer {
   const server = nodeHttp().createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     const record = observer.start(req, res);
     inFlight++;
+    deps.idleMemory?.activity(inFlight);
     // while draining, every answer closes its connection, so keep-alive clients go to another instance
     if (draining) res.setHeader('Connection', 'close');
     res.on('close', () => {
       inFlight--;
+      deps.idleMemory?.activity(inFlight);
       if (inFlight === 0) idleResolve?.();
     });
     handle(req, res, record)
@@ -258,6 +260,7 @@ export function createServer(deps: AppDeps): AppServer {
     // close() also ends the idle keep-alive connections (Node 19 and later)
     await Promise.race([idle.then(() => closed), deadline]);
     server.closeAllConnections();
+    deps.idleMemory?.stop();
   };
   return app;
 }

@@ -1,7 +1,6 @@
 // Loads the catalogue: read + schema (read.ts) → cross-reference rules (rules.ts) → snapshot.ts → every
 // plugin template rendered in representative stacks (engine/template-check.ts). Every problem is
 // collected before deciding, so an operator sees all of them in one run.
-import { performance } from 'node:perf_hooks';
 import { readCatalogue, type CatalogueDirs, type RawCatalogue } from './read.js';
 import { checkCatalogue } from './rules.js';
 import { buildSnapshot } from './snapshot.js';

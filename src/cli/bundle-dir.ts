@@ -14,9 +14,16 @@ export function writeBundleFile(dir: string, file: string, content: string, made
     fs.mkdirSync(folder, { recursive: true });
     made?.add(folder);
   }
-  fs.writeFileSync(target, content, { mode: isExecutable(file) ? 0o755 : 0o644 });
-  // writeFileSync keeps the mode of a file that already exists
-  fs.chmodSync(target, isExecutable(file) ? 0o755 : 0o644);
+  const mode = isExecutable(file) ? 0o755 : 0o644;
+  try {
+    // a new file takes its mode as it is made: one call, where most writes are into a new folder
+    fs.writeFileSync(target, content, { mode, flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    // writing over a file keeps its old mode: set ours
+    fs.writeFileSync(target, content);
+    fs.chmodSync(target, mode);
+  }
 }
 
 export function writeBundle(dir: string, files: Record<string, string>): void {

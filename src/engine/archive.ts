@@ -1,12 +1,13 @@
 // The tar format of a bundle: gzip'd tar, every entry under <name>/, scripts 0755, everything else
 // 0644, one fixed mtime and owner, so the same bundle always gives the same bytes.
 import type { Readable } from 'node:stream';
-import zlib from 'node:zlib';
 import type tarStream from 'tar-stream';
 import type { Bundle } from './generate.js';
 
-// loaded with the first archive: most requests want JSON, and the service starts faster without it
+// loaded with the first archive: most requests want JSON, and the service (and the CLI writing a folder)
+// starts faster without them
 let tar: typeof tarStream | undefined;
+let zlib: typeof import('node:zlib') | undefined;
 
 /** 2000-01-01T00:00:00Z: fixed, so archives are reproducible. */
 const MTIME = new Date(Date.UTC(2000, 0, 1));
@@ -18,6 +19,7 @@ export function isExecutable(file: string): boolean {
 /** A gzip stream of the bundle's tar. */
 async function archiveStream(bundle: Bundle): Promise<Readable> {
   tar ??= (await import('tar-stream')).default;
+  zlib ??= process.getBuiltinModule('node:zlib');
   const pack = tar.pack();
   const dirs = new Set<string>();
   const entry = (header: Pick<tarStream.Header, 'name' | 'type' | 'mode'>, content = '') =>

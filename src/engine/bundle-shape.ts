@@ -1,12 +1,16 @@
 // A bundle rendered with placeholders for its late-bound values (late-binding.ts), prepared so new values
-// cost little: each file is kept as the pieces between the placeholders, as text (for the bundle), as
-// UTF-8 (for its sha256, updated piece by piece), and the API's answer (JSON.stringify of the bundle) is
-// kept as JSON-encoded buffers with gaps for the values and the stack record, so a new answer is those
-// buffers copied into one, never JSON-encoded again.
+// cost little: each file is kept as the pieces between the placeholders, as text (for the bundle) and as
+// UTF-8 (for its sha256, updated piece by piece). The stack record (stackwright.json) is kept the same way,
+// with gaps for the values and for the sha256 of each file that holds one, so a new record is copied
+// together, never built and JSON-encoded again. The API's answer (JSON.stringify of the bundle) is kept as
+// JSON-encoded buffers with the same gaps, so a new answer is those buffers copied into one.
 import crypto from 'node:crypto';
 import type { Bundle } from './bundle.js';
 import { LATE_SCALARS, PLACEHOLDERS } from './late-binding.js';
-import { ENV_EXAMPLE_FILE, fileHash, imagePins, PROVENANCE_FILE } from './provenance.js';
+import { fileHash, PROVENANCE_FILE } from './provenance.js';
+
+/** Where a bound text differs from its shape: a late-bound value, or the sha256 of a file holding one. */
+type Gap = { value: number } | { hash: number };
 
 interface ShapeFile {
   pieces: string[];
@@ -18,16 +22,21 @@ interface ShapeFile {
   hash?: string;
 }
 
-export interface BoundFiles {
-  entries: [string, string][];
-  hashes: Map<string, string>;
-}
+/** A text with gaps: pieces[0], gaps[0], pieces[1], ... pieces[n]. */
+interface GappedText { pieces: string[]; gaps: Gap[] }
 
 /**
- * The answer's JSON as fixed buffers with gaps between them: a value (its index in LATE_SCALARS; bindable
- * values need no JSON escape, so their JSON is themselves) or the stack record, JSON-encoded per request.
+ * The answer's JSON as fixed buffers with gaps between them. Bindable values and hex hashes need no JSON
+ * escape, so their JSON (inside a string) is themselves.
  */
-interface AnswerLayout { fixed: Buffer[]; gaps: (number | 'record')[]; smallLength: number }
+interface AnswerLayout { fixed: Buffer[]; gaps: Gap[]; smallLength: number }
+
+export interface BoundBundle {
+  /** every file, the stack record included, in the shape's (sorted) order */
+  files: Record<string, string>;
+  /** the sha256 of each file that holds a value, in the order of their gaps */
+  hashes: string[];
+}
 
 /** A fixed piece this long goes out as the shared buffer it is; shorter ones are copied (a write costs more). */
 const SHARED_PIECE_BYTES = 1024;
@@ -35,9 +44,21 @@ const SHARED_PIECE_BYTES = 1024;
 const SLOT = new Map(LATE_SCALARS.map((s, i) => [s.placeholder, i]));
 const NAME_SLOT = LATE_SCALARS.findIndex((s) => s.field === 'name');
 
+/** Marks the sha256 of the i-th file holding a value in the record while its template is made. */
+const hashMarker = (i: number) => `zq-stackwright-hash-${i}-qz`;
+const GAPS = new RegExp(`${PLACEHOLDERS.source}|zq-stackwright-hash-(\\d+)-qz`, 'g');
+
 export class BundleShape {
   private readonly files = new Map<string, ShapeFile>();
+  /** the files holding a value, in the order their hashes fill the record's gaps */
+  private readonly varying: string[] = [];
+  private readonly record: GappedText;
+  private readonly answer: AnswerLayout;
 
+  /**
+   * Throws ShapeUnusable when the record cannot be taken apart (it is not the JSON that provenance.ts
+   * writes): the request is then rendered in full.
+   */
   constructor(readonly bundle: Bundle) {
     for (const [file, content] of Object.entries(bundle.files)) {
       if (file === PROVENANCE_FILE) continue;
@@ -50,6 +71,7 @@ export class BundleShape {
         last = m.index + m[0].length;
       }
       pieces.push(content.slice(last));
+      if (pieces.length > 1) this.varying.push(file);
       this.files.set(file, {
         pieces,
         slots,
@@ -57,32 +79,77 @@ export class BundleShape {
         hash: pieces.length === 1 ? fileHash(content) : undefined,
       });
     }
+    this.record = this.recordTemplate(bundle.files[PROVENANCE_FILE]);
     this.answer = this.answerLayout();
-    this.pins = fixedPins(bundle.files[ENV_EXAMPLE_FILE] ?? '');
   }
 
-  private readonly answer: AnswerLayout;
+  /** The record with a gap for each value and for the hash of each file holding one. */
+  private recordTemplate(record: string | undefined): GappedText {
+    if (record === undefined) throw new ShapeUnusable('the bundle has no stack record');
+    const parsed = JSON.parse(record) as { files?: Record<string, string> };
+    // the record must be exactly what JSON.stringify(…, null, 2) makes of its own data, or the gaps
+    // would not stand where a new record's values do
+    if (`${JSON.stringify(parsed, null, 2)}\n` !== record || !parsed.files) throw new ShapeUnusable('the stack record is not in its usual form');
+    this.varying.forEach((file, i) => {
+      if (!(file in parsed.files!)) throw new ShapeUnusable(`the stack record has no hash of ${file}`);
+      parsed.files![file] = hashMarker(i);
+    });
+    const text = `${JSON.stringify(parsed, null, 2)}\n`;
+    const pieces: string[] = [];
+    const gaps: Gap[] = [];
+    let last = 0;
+    for (const m of text.matchAll(GAPS)) {
+      pieces.push(text.slice(last, m.index));
+      gaps.push(m[1] === undefined ? { value: SLOT.get(m[0])! } : { hash: Number(m[1]) });
+      last = m.index + m[0].length;
+    }
+    pieces.push(text.slice(last));
+    return { pieces, gaps };
+  }
+
+  /** The files with the values bound (in LATE_SCALARS order), the record with their hashes. */
+  bind(values: readonly string[]): BoundBundle {
+    const valueBufs = values.map((v) => Buffer.from(v));
+    const hashes: string[] = [];
+    const files: Record<string, string> = {};
+    for (const file of Object.keys(this.bundle.files)) {
+      const f = this.files.get(file);
+      if (!f) {
+        files[file] = ''; // the record, filled in below once every hash is known (keeps the order)
+        continue;
+      }
+      if (f.pieces.length === 1) {
+        files[file] = f.pieces[0];
+        continue;
+      }
+      // concatenation makes a rope of the pieces (no copy until someone reads the text)
+      let text = f.pieces[0];
+      const hash = crypto.createHash('sha256').update(f.raw[0]);
+      for (let i = 1; i < f.pieces.length; i++) {
+        const slot = f.slots[i - 1];
+        text = text + values[slot] + f.pieces[i];
+        hash.update(valueBufs[slot]).update(f.raw[i]);
+      }
+      files[file] = text;
+      hashes.push(hash.digest('hex'));
+    }
+    const { pieces, gaps } = this.record;
+    let record = pieces[0];
+    for (let i = 0; i < gaps.length; i++) record = record + gapText(gaps[i], values, hashes) + pieces[i + 1];
+    files[PROVENANCE_FILE] = record;
+    return { files, hashes };
+  }
 
   /**
-   * The image pins of every bundle of this shape, when no value lands in one. A line matches the pin
-   * pattern before binding exactly when it does after: a value, like its placeholder, holds no space,
-   * '#', quote or line break (so it never ends a pin's reference), and both hold lower-case letters (so
-   * neither ever makes an upper-case variable name). undefined when a value is part of a pin.
+   * JSON.stringify of the bound bundle, as UTF-8 chunks: the shape's large pieces as they are (shared by
+   * every answer of the shape), and between them the small pieces with the values and hashes, copied into
+   * one scratch buffer of a few kB. Copying the whole answer into one buffer per request was measured: its
+   * ~250 kB outside the heap brought a full GC every few dozen requests.
    */
-  readonly pins: Readonly<Record<string, string>> | undefined;
-
-  /**
-   * JSON.stringify of the bundle bound with these values and this stack record, as UTF-8 chunks: the
-   * shape's large pieces as they are (shared by every answer of the shape), and between them the small
-   * pieces with the values and the record, copied into one scratch buffer of a few kB. Copying the whole
-   * answer into one buffer per request was measured: its ~250 kB outside the heap brought a full GC
-   * every few dozen requests.
-   */
-  json(values: readonly string[], record: string): Buffer[] {
+  json(values: readonly string[], hashes: readonly string[]): Buffer[] {
     const { fixed, gaps, smallLength } = this.answer;
-    const recordJson = JSON.stringify(record);
     let length = smallLength;
-    for (const gap of gaps) length += Buffer.byteLength(gap === 'record' ? recordJson : values[gap]);
+    for (const gap of gaps) length += Buffer.byteLength(gapText(gap, values, hashes));
     const scratch = Buffer.allocUnsafe(length);
     const chunks: Buffer[] = [];
     let at = 0;
@@ -98,8 +165,7 @@ export class BundleShape {
     };
     put(fixed[0]);
     for (let i = 0; i < gaps.length; i++) {
-      const gap = gaps[i];
-      at += scratch.write(gap === 'record' ? recordJson : values[gap], at);
+      at += scratch.write(gapText(gaps[i], values, hashes), at);
       put(fixed[i + 1]);
     }
     if (at > runStart) chunks.push(scratch.subarray(runStart, at));
@@ -108,58 +174,38 @@ export class BundleShape {
 
   private answerLayout(): AnswerLayout {
     const fixed: Buffer[] = [];
-    const gaps: (number | 'record')[] = [];
+    const gaps: Gap[] = [];
     let text = '{"name":"';
-    const gap = (g: number | 'record') => {
+    const gap = (g: Gap) => {
       fixed.push(Buffer.from(text));
       gaps.push(g);
       text = '';
     };
-    gap(NAME_SLOT);
+    /** a gapped text inside a JSON string: each piece escaped on its own (escapes never span a gap) */
+    const putString = ({ pieces, gaps: between }: GappedText) => {
+      text += '"';
+      pieces.forEach((piece, j) => {
+        if (j) gap(between[j - 1]);
+        text += JSON.stringify(piece).slice(1, -1);
+      });
+      text += '"';
+    };
+    gap({ value: NAME_SLOT });
     text += '","files":{';
     Object.keys(this.bundle.files).forEach((file, i) => {
       text += `${i ? ',' : ''}${JSON.stringify(file)}:`;
       const f = this.files.get(file);
-      if (!f) return gap('record');
-      text += '"';
-      f.pieces.forEach((piece, j) => {
-        if (j) gap(f.slots[j - 1]);
-        text += JSON.stringify(piece).slice(1, -1);
-      });
-      text += '"';
+      putString(f ? { pieces: f.pieces, gaps: f.slots.map((value) => ({ value })) } : this.record);
     });
     text += `},"summary":${JSON.stringify(this.bundle.summary)}}`;
     fixed.push(Buffer.from(text));
     return { fixed, gaps, smallLength: fixed.reduce((n, b) => n + (b.length < SHARED_PIECE_BYTES ? b.length : 0), 0) };
   }
-
-  /** The files with the values bound (in LATE_SCALARS order) and their sha256. */
-  bind(values: readonly string[]): BoundFiles {
-    const valueBufs = values.map((v) => Buffer.from(v));
-    const entries: [string, string][] = [];
-    const hashes = new Map<string, string>();
-    for (const [file, f] of this.files) {
-      if (f.pieces.length === 1) {
-        entries.push([file, f.pieces[0]]);
-        hashes.set(file, f.hash!);
-        continue;
-      }
-      // concatenation makes a rope of the pieces (no copy until someone reads the text)
-      let text = f.pieces[0];
-      const hash = crypto.createHash('sha256').update(f.raw[0]);
-      for (let i = 1; i < f.pieces.length; i++) {
-        const slot = f.slots[i - 1];
-        text = text + values[slot] + f.pieces[i];
-        hash.update(valueBufs[slot]).update(f.raw[i]);
-      }
-      entries.push([file, text]);
-      hashes.set(file, hash.digest('hex'));
-    }
-    return { entries, hashes };
-  }
 }
 
-function fixedPins(envText: string): Readonly<Record<string, string>> | undefined {
-  const pins = imagePins(envText);
-  return Object.entries(pins).some(([key, ref]) => `${key}=${ref}`.search(PLACEHOLDERS) >= 0) ? undefined : Object.freeze(pins);
+function gapText(gap: Gap, values: readonly string[], hashes: readonly string[]): string {
+  return 'value' in gap ? values[gap.value] : hashes[gap.hash];
 }
+
+/** A shape whose parts cannot be told apart safely: its requests are rendered in full. */
+export class ShapeUnusable extends Error {}

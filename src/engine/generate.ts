@@ -12,7 +12,7 @@ import { DEFAULT_FRAGMENT_CACHE_BYTES, FragmentCache } from './fragment-cache.js
 import { PluginFileRenderer } from './plugin-files.js';
 import { resolve, type Resolution } from './resolve.js';
 import { fileHash, provenance, PROVENANCE_FILE } from './provenance.js';
-import { BundleShape } from './bundle-shape.js';
+import { BundleShape, ShapeUnusable } from './bundle-shape.js';
 import { lateValues, PLACEHOLDERS, placeholdersVerbatim, withPlaceholders } from './late-binding.js';
 
 export type { Bundle, GenerateRequest } from './bundle.js';
@@ -98,23 +98,33 @@ export class Generator {
     }
     if (!entry.shape) return this.renderRequest(request);
     const { shape } = entry;
-    const bound = shape.bind(values);
-    const bundle = this.assemble(request, shape.bundle.summary, bound.entries, bound.hashes, shape.pins);
+    const { files, hashes } = shape.bind(values);
+    // the shape's files are in order and its summary frozen already: only these two objects are new
+    const bundle: Bundle = Object.freeze({ name: request.name, files: Object.freeze(files), summary: shape.bundle.summary });
     // encoded only when asked for (the API's answer; the CLI writes files)
-    boundAnswers.set(bundle, () => shape.json(values, bundle.files[PROVENANCE_FILE]));
+    boundAnswers.set(bundle, () => shape.json(values, hashes));
     return bundle;
   }
 
-  /** The shape of a request, or null when its placeholders are not verbatim or binding misses `first` by a byte. */
+  /**
+   * The shape of a request, or null when its placeholders are not verbatim, its record cannot be taken
+   * apart, or binding misses `first` by a byte (any file, the record included).
+   */
   private shapeOf(request: GenerateRequest, first: Bundle, firstValues: string[]): BundleShape | null {
     const placeholders = withPlaceholders(request);
     const rendered = this.render(placeholders, resolve(this.catalogue, placeholders));
     const paths = Object.keys(rendered.files);
     // file paths never hold a late-bound value; a template that put one there (or transformed it) is rendered per request
     if (paths.some((f) => f.search(PLACEHOLDERS) >= 0) || !placeholdersVerbatim(paths) || !placeholdersVerbatim(Object.values(rendered.files))) return null;
-    const shape = new BundleShape(rendered);
-    const check = shape.bind(firstValues).entries;
-    const same = check.length === Object.keys(first.files).length - 1 && check.every(([file, content]) => first.files[file] === content);
+    let shape: BundleShape;
+    try {
+      shape = new BundleShape(rendered);
+    } catch (e) {
+      if (e instanceof ShapeUnusable) return null;
+      throw e;
+    }
+    const check = Object.entries(shape.bind(firstValues).files);
+    const same = check.length === Object.keys(first.files).length && check.every(([file, content]) => first.files[file] === content);
     return same ? shape : null;
   }
 
@@ -164,9 +174,9 @@ export class Generator {
   }
 
   /** The frozen bundle: the files sorted by path, with the stack record (stackwright.json) of exactly these. */
-  private assemble(request: GenerateRequest, summary: Bundle['summary'], entries: Iterable<[string, string]>, known?: ReadonlyMap<string, string>, pins?: Readonly<Record<string, string>>): Bundle {
+  private assemble(request: GenerateRequest, summary: Bundle['summary'], entries: Iterable<[string, string]>, known?: ReadonlyMap<string, string>): Bundle {
     const files = new Map(entries);
-    files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, known, pins));
+    files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, known));
     const bundle = deepFreeze({
       name: request.name,
       files: Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),

@@ -26,10 +26,10 @@ export function fileHash(content: string): string {
 }
 
 /**
- * The record; `known` holds hashes already computed for some of the files (the same content), `pins`
- * the image pins of .env.example when they are known (a bound bundle's are its shape's).
+ * The record; `known` holds hashes already computed for some of the files (the same content). A bundle
+ * bound into a shape gets its record from the shape's (bundle-shape.ts), which is this record with gaps.
  */
-export function provenance<R extends object>(request: R, fields: readonly (keyof R)[], catalogueRevision: string, files: ReadonlyMap<string, string>, known?: ReadonlyMap<string, string>, pins?: Record<string, string>): string {
+export function provenance<R extends object>(request: R, fields: readonly (keyof R)[], catalogueRevision: string, files: ReadonlyMap<string, string>, known?: ReadonlyMap<string, string>): string {
   const sent: Record<string, unknown> = {};
   for (const f of fields) if (request[f] !== undefined) sent[f as string] = request[f];
   const hashes: Record<string, string> = {};
@@ -39,7 +39,7 @@ export function provenance<R extends object>(request: R, fields: readonly (keyof
   return `${JSON.stringify({
     stackwright: { version: STACKWRIGHT_VERSION, catalogueRevision },
     request: sent,
-    images: pins ?? imagePins(files.get(ENV_EXAMPLE_FILE) ?? ''),
+    images: imagePins(files.get(ENV_EXAMPLE_FILE) ?? ''),
     files: hashes,
   }, null, 2)}\n`;
 }

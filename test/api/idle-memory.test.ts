@@ -1,0 +1,61 @@
+// The service gives a burst's memory back once idle (src/http/idle-memory.ts): one full collection after
+// nothing has been in flight for the idle time, only when the heap grew, never while a request is in
+// flight, and not again until the heap grows again. The collector is a stand-in that counts its calls;
+// the bench shows the real one's effect on the resident set.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { releaseMemoryWhenIdle } from '../../src/http/idle-memory.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Grows the heap by about `mb` MB of live objects, held by the array returned. */
+const grow = (mb: number) => Array.from({ length: mb * 16 }, () => new Array(8192).fill(0).map((_, i) => ({ i })));
+
+describe('memory given back when idle', () => {
+  test('one collection once idle after the heap grew, none while a request is in flight, none without growth', async () => {
+    let collections = 0;
+    let held: unknown[] = [];
+    const idle = releaseMemoryWhenIdle(40, () => {
+      collections++;
+      held = [];
+    });
+    try {
+      // idle but no growth: nothing
+      await sleep(150);
+      assert.equal(collections, 0);
+
+      // a request in flight while the heap grows: nothing until it ends and the idle time passes
+      idle.activity(1);
+      held = grow(24);
+      await sleep(150);
+      assert.equal(collections, 0, 'no collection while a request is in flight');
+      idle.activity(0);
+      await sleep(200);
+      assert.equal(collections, 1, 'one collection once idle');
+
+      // still idle, no new growth: no second collection
+      await sleep(150);
+      assert.equal(collections, 1);
+    } finally {
+      idle.stop();
+      void held;
+    }
+  });
+
+  test('with the real collector, the heap shrinks back after a burst of garbage', async () => {
+    const v8 = await import('node:v8');
+    const idle = releaseMemoryWhenIdle(40);
+    try {
+      const before = v8.getHeapStatistics().total_heap_size;
+      let burst: unknown[] | undefined = grow(32);
+      idle.activity(1);
+      assert.ok(v8.getHeapStatistics().total_heap_size > before + 16 * 1024 * 1024, 'the burst grew the heap');
+      burst = undefined;
+      idle.activity(0);
+      await sleep(250);
+      void burst;
+      assert.ok(v8.getHeapStatistics().total_heap_size < before + 16 * 1024 * 1024, 'the heap shrank back once idle');
+    } finally {
+      idle.stop();
+    }
+  });
+});
