@@ -20,12 +20,22 @@ function styles(stream: Writable & { isTTY?: boolean }, env: NodeJS.ProcessEnv):
 }
 
 export function terminalOutput(stdout: Writable = process.stdout, stderr: Writable = process.stderr, env = process.env): Output {
+  for (const stream of [stdout, stderr]) stream.on('error', quietOnClosedPipe);
   return {
-    out: (line = '') => { stdout.write(`${line}\n`); },
-    err: (line = '') => { stderr.write(`${line}\n`); },
+    out: (line = '') => { if (!stdout.destroyed) stdout.write(`${line}\n`); },
+    err: (line = '') => { if (!stderr.destroyed) stderr.write(`${line}\n`); },
     style: styles(stdout, env),
     errStyle: styles(stderr, env),
   };
+}
+
+/**
+ * A reader that went away (`stackwright list services | head -3`) ends what we print, not the command:
+ * its work (files written, the exit code) stands, as for a program that ignores SIGPIPE. Other write
+ * errors still surface.
+ */
+function quietOnClosedPipe(e: NodeJS.ErrnoException): void {
+  if (e.code !== 'EPIPE') throw e;
 }
 
 /** A wrong command line: printed with the command's usage (or a pointer to it), exit code 2. */

@@ -3,7 +3,7 @@
 // problem in one round), the catalogue listed offline as the API lists it, offline generate
 // byte-identical to the API, and upgrade keeping the user's edits, .env values and override file.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -159,6 +159,22 @@ describe('stackwright generate', () => {
     const again = await cli(['generate', '--request', file, '--out', path.join(dir, 'a')]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /is not empty/);
+  });
+
+  test('a reader that stops early (| head -1) ends the output, not the command: files written, exit 0, no stack trace', async () => {
+    const dir = tmp();
+    const out = path.join(dir, 'stack');
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(REPO_ROOT, 'src/cli/main.ts'), 'generate', '--name', 'piped', '--preset', 'research-assistant', '--out', out], {
+      cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d; });
+    // the reader is gone before the first line (as in `| true`; `| head -1` is the same from its second line)
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, stderr);
+    assert.doesNotMatch(stderr, /EPIPE|Unhandled/);
+    assert.ok(fs.existsSync(path.join(out, 'stackwright.json')), 'the files are written');
   });
 
   test('a request file nested deeper than the API allows is a wrong command line, refused before parsing', async () => {
