@@ -7,23 +7,16 @@
 import crypto from 'node:crypto';
 import type { Bundle } from './bundle.js';
 import { LATE_SCALARS, PLACEHOLDERS } from './late-binding.js';
-import { fileHash, PROVENANCE_FILE } from './provenance.js';
+import { PROVENANCE_FILE } from './provenance.js';
 
 /** Where a bound text differs from its shape: a late-bound value, or the sha256 of a file holding one. */
 type Gap = { value: number } | { hash: number };
 
-interface ShapeFile {
-  pieces: string[];
-  /** which value goes after each piece but the last (an index into the values) */
-  slots: number[];
-  /** UTF-8 of each piece, for the hash (none for a file without a placeholder: its hash is made once) */
-  raw: Buffer[];
-  /** with no placeholder: the hash, made once */
-  hash?: string;
-}
-
 /** A text with gaps: pieces[0], gaps[0], pieces[1], ... pieces[n]. */
 interface GappedText { pieces: string[]; gaps: Gap[] }
+
+/** A file of the shape: its text cut at the values, and the UTF-8 of each piece for its sha256 (none when it holds no value). */
+interface ShapeFile extends GappedText { gaps: { value: number }[]; raw: Buffer[] }
 
 /**
  * The answer's JSON as fixed buffers with gaps between them. Bindable values and hex hashes need no JSON
@@ -62,22 +55,9 @@ export class BundleShape {
   constructor(readonly bundle: Bundle) {
     for (const [file, content] of Object.entries(bundle.files)) {
       if (file === PROVENANCE_FILE) continue;
-      const pieces: string[] = [];
-      const slots: number[] = [];
-      let last = 0;
-      for (const m of content.matchAll(PLACEHOLDERS)) {
-        pieces.push(content.slice(last, m.index));
-        slots.push(SLOT.get(m[0])!);
-        last = m.index + m[0].length;
-      }
-      pieces.push(content.slice(last));
+      const { pieces, gaps } = cutAt(content, PLACEHOLDERS, (m) => ({ value: SLOT.get(m[0])! }));
       if (pieces.length > 1) this.varying.push(file);
-      this.files.set(file, {
-        pieces,
-        slots,
-        raw: pieces.length === 1 ? [] : pieces.map((p) => Buffer.from(p)),
-        hash: pieces.length === 1 ? fileHash(content) : undefined,
-      });
+      this.files.set(file, { pieces, gaps, raw: pieces.length === 1 ? [] : pieces.map((p) => Buffer.from(p)) });
     }
     this.record = this.recordTemplate(bundle.files[PROVENANCE_FILE]);
     this.answer = this.answerLayout();
@@ -94,17 +74,7 @@ export class BundleShape {
       if (!(file in parsed.files!)) throw new ShapeUnusable(`the stack record has no hash of ${file}`);
       parsed.files![file] = hashMarker(i);
     });
-    const text = `${JSON.stringify(parsed, null, 2)}\n`;
-    const pieces: string[] = [];
-    const gaps: Gap[] = [];
-    let last = 0;
-    for (const m of text.matchAll(GAPS)) {
-      pieces.push(text.slice(last, m.index));
-      gaps.push(m[1] === undefined ? { value: SLOT.get(m[0])! } : { hash: Number(m[1]) });
-      last = m.index + m[0].length;
-    }
-    pieces.push(text.slice(last));
-    return { pieces, gaps };
+    return cutAt(`${JSON.stringify(parsed, null, 2)}\n`, GAPS, (m) => (m[1] === undefined ? { value: SLOT.get(m[0])! } : { hash: Number(m[1]) }));
   }
 
   /** The files with the values bound (in LATE_SCALARS order), the record with their hashes. */
@@ -126,7 +96,7 @@ export class BundleShape {
       let text = f.pieces[0];
       const hash = crypto.createHash('sha256').update(f.raw[0]);
       for (let i = 1; i < f.pieces.length; i++) {
-        const slot = f.slots[i - 1];
+        const slot = f.gaps[i - 1].value;
         text = text + values[slot] + f.pieces[i];
         hash.update(valueBufs[slot]).update(f.raw[i]);
       }
@@ -194,13 +164,26 @@ export class BundleShape {
     text += '","files":{';
     Object.keys(this.bundle.files).forEach((file, i) => {
       text += `${i ? ',' : ''}${JSON.stringify(file)}:`;
-      const f = this.files.get(file);
-      putString(f ? { pieces: f.pieces, gaps: f.slots.map((value) => ({ value })) } : this.record);
+      putString(this.files.get(file) ?? this.record);
     });
     text += `},"summary":${JSON.stringify(this.bundle.summary)}}`;
     fixed.push(Buffer.from(text));
     return { fixed, gaps, smallLength: fixed.reduce((n, b) => n + (b.length < SHARED_PIECE_BYTES ? b.length : 0), 0) };
   }
+}
+
+/** `text` cut at each match of `pattern` (a global regex), each match the gap `gapOf` says it stands for. */
+function cutAt<G extends Gap>(text: string, pattern: RegExp, gapOf: (match: RegExpMatchArray) => G): { pieces: string[]; gaps: G[] } {
+  const pieces: string[] = [];
+  const gaps: G[] = [];
+  let last = 0;
+  for (const m of text.matchAll(pattern)) {
+    pieces.push(text.slice(last, m.index));
+    gaps.push(gapOf(m));
+    last = m.index! + m[0].length;
+  }
+  pieces.push(text.slice(last));
+  return { pieces, gaps };
 }
 
 function gapText(gap: Gap, values: readonly string[], hashes: readonly string[]): string {
