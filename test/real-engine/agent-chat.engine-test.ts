@@ -6,7 +6,7 @@
 // real model's answer.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { containerProblems, routeProblems } from './checks.js';
+import { assertSucceeded, containerProblems, routeProblems } from './checks.js';
 import { requireEngine } from './engine.js';
 import { Stack } from './stack.js';
 import type { StubRequest } from '../support/agents.js';
@@ -23,7 +23,7 @@ describe('OpenClaw answers its first chat on the engine: offline from the stack\
   /** One turn through the gateway, as `openclaw agent` in the container sends it (the README's CLI path). */
   const chat = async (message: string): Promise<{ text: string; provider: string; model: string }> => {
     const res = await stack.compose(['exec', '-T', 'openclaw', 'node', '/app/openclaw.mjs', 'agent', '--agent', 'main', '--message', message, '--json']);
-    assert.equal(res.code, 0, `openclaw agent failed:\n${res.stderr}\n${res.stdout}`);
+    assertSucceeded(res, 'openclaw agent');
     const answer = JSON.parse(res.stdout) as { status: string; result: { payloads: { text: string }[]; meta: { agentMeta: { provider: string; model: string } } } };
     assert.equal(answer.status, 'ok', res.stdout);
     return { text: answer.result.payloads.map((p) => p.text).join('\n'), ...answer.result.meta.agentMeta };
@@ -41,7 +41,7 @@ describe('OpenClaw answers its first chat on the engine: offline from the stack\
 
   test('with no cloud key start.sh starts the stack and says the agent answers from the stack\'s Ollama', async () => {
     const start = await stack.script('start.sh');
-    assert.equal(start.code, 0, `start.sh failed:\n${start.stderr}\n${start.stdout}`);
+    assertSucceeded(start, 'start.sh');
     assert.match(start.stderr, /no cloud key for OpenClaw: it answers with the stack's Ollama/);
     assert.deepEqual(containerProblems(await stack.containers()), []);
     assert.deepEqual(await routeProblems(stack), []);
@@ -70,7 +70,7 @@ describe('OpenClaw answers its first chat on the engine: offline from the stack\
     });
     assert.equal(patch.code, 0, patch.stderr);
     const start = await stack.script('start.sh');
-    assert.equal(start.code, 0, `start.sh failed:\n${start.stderr}\n${start.stdout}`);
+    assertSucceeded(start, 'start.sh');
     assert.doesNotMatch(start.stderr, /no cloud key/);
     assert.deepEqual(containerProblems(await stack.containers()), []);
     const answer = await chat('hello with a key on the engine');

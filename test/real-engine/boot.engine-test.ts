@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { containerProblems, databaseProblems, routeProblems } from './checks.js';
+import { assertSucceeded, containerProblems, databaseProblems, routeProblems } from './checks.js';
 import { dockerOk, requireEngine } from './engine.js';
 import { anonymousVolumes, Stack } from './stack.js';
 
@@ -68,7 +68,7 @@ for (const { label, request, databases, native } of CASES) {
 
     test('scripts/start.sh exits 0; every container is healthy, one-shot ones exited 0, none restarted', async () => {
       const start = await stack.script('start.sh');
-      assert.equal(start.code, 0, `start.sh failed:\n${start.stderr}\n${start.stdout}`);
+      assertSucceeded(start, 'start.sh');
       assert.match(start.stdout, /The stack is up/);
       assert.deepEqual(containerProblems(await stack.containers()), []);
     });
@@ -93,7 +93,7 @@ for (const { label, request, databases, native } of CASES) {
       assert.equal((await stack.containers()).length, 0, 'stop.sh removes the containers');
       assert.deepEqual(await stack.volumes(), volumes, 'stop.sh keeps every named volume');
       const start = await stack.script('start.sh');
-      assert.equal(start.code, 0, `the second start failed:\n${start.stderr}\n${start.stdout}`);
+      assertSucceeded(start, 'the second start');
       assert.deepEqual(containerProblems(await stack.containers()), []);
     });
 

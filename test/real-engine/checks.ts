@@ -2,7 +2,14 @@
 // problems it found (empty when the stack passed), so a table row and a test assertion read the same facts.
 import http from 'node:http';
 import https from 'node:https';
+import assert from 'node:assert/strict';
+import type { CommandResult } from './engine.js';
 import type { ContainerState, Stack } from './stack.js';
+
+/** A script or command that must have exited 0; its output is the message, so a failure says why. */
+export function assertSucceeded(result: CommandResult, what: string, extra = ''): void {
+  assert.equal(result.code, 0, `${what} failed:\n${result.stderr}\n${result.stdout}${extra}`);
+}
 
 /** Every container running and healthy (or running with no check), one-shot containers exited 0, no restarts. */
 export function containerProblems(containers: ContainerState[]): string[] {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { containerProblems } from './checks.js';
+import { assertSucceeded, containerProblems } from './checks.js';
 import { dockerOk, requireEngine } from './engine.js';
 import { LocalRegistry } from './registry.js';
 import { Stack } from './stack.js';
@@ -46,7 +46,7 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
     stack.writeEnv({ OPENAI_API_KEY: 'sk-stackwright-engine-test' });
     registry = await LocalRegistry.start();
     const start = await stack.script('start.sh');
-    assert.equal(start.code, 0, `start.sh failed:\n${start.stderr}\n${start.stdout}`);
+    assertSucceeded(start, 'start.sh');
     await sql("create table notes (body text); insert into notes values ('saved')");
   });
   after(async () => {
@@ -56,17 +56,17 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
 
   test('backup.sh saves every volume and the stack is healthy again; a restore brings the saved data back', async () => {
     const backup = await stack.script('backup.sh');
-    assert.equal(backup.code, 0, `backup.sh failed:\n${backup.stderr}\n${backup.stdout}`);
+    assertSucceeded(backup, 'backup.sh');
     const backups = readdirSync(path.join(stack.dir, 'backups')).filter((d) => /^\d{8}T/.test(d));
     assert.equal(backups.length, 1);
     await sql("insert into notes values ('after the backup')");
     assert.equal(await sql('select count(*) from notes'), '2');
 
     const restore = await stack.script('backup.sh', ['restore', path.join('backups', backups[0])]);
-    assert.equal(restore.code, 0, `restore failed:\n${restore.stderr}\n${restore.stdout}`);
+    assertSucceeded(restore, 'restore');
     assert.doesNotMatch(restore.stderr, /was backed up running/, 'the same images as at the backup: no version warning');
     const start = await stack.script('start.sh');
-    assert.equal(start.code, 0, `start.sh after the restore failed:\n${start.stderr}`);
+    assertSucceeded(start, 'start.sh after the restore');
     assert.equal(await sql('select string_agg(body, \',\') from notes'), 'saved');
     assert.deepEqual(containerProblems(await stack.containers()), []);
   });
@@ -75,12 +75,12 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
     const startedAt = async () => (await dockerOk(['inspect', '--format', '{{.State.StartedAt}}', (await stack.compose(['ps', '-q', 'postgresql'])).stdout.trim()])).trim();
     const before = await startedAt();
     const live = await stack.script('backup.sh', ['--live']);
-    assert.equal(live.code, 0, `backup.sh --live failed:\n${live.stderr}\n${live.stdout}`);
+    assertSucceeded(live, 'backup.sh --live');
     assert.equal(await startedAt(), before, 'the database kept running');
     const dir = newestBackup();
     assert.match(readFileSync(path.join(stack.dir, 'backups', dir, 'MANIFEST'), 'utf8'), /^dump /m, 'the manifest lists the dump');
     const verify = await stack.script('backup.sh', ['verify', path.join('backups', dir)]);
-    assert.equal(verify.code, 0, `verify failed:\n${verify.stderr}\n${verify.stdout}`);
+    assertSucceeded(verify, 'verify');
     const leftovers = (await dockerOk(['ps', '-aq', '--filter', 'label=com.docker.compose.project=e2e-data-verify'])).trim();
     assert.equal(leftovers, '', 'verify removes its scratch copy');
     assert.equal(await sql('select count(*) from notes'), '1', 'the running stack is untouched');
@@ -91,7 +91,7 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
     await mariadb("create database if not exists e2e; create table if not exists e2e.notes (body text); insert into e2e.notes values ('live')");
     assert.equal(await valkey('SET', 'note', 'live'), 'OK');
     const live = await stack.script('backup.sh', ['--live']);
-    assert.equal(live.code, 0, `backup.sh --live failed:\n${live.stderr}\n${live.stdout}`);
+    assertSucceeded(live, 'backup.sh --live');
     const manifest = readFileSync(path.join(stack.dir, 'backups', newestBackup(), 'MANIFEST'), 'utf8');
     for (const kind of ['postgres', 'mariadb', 'valkey']) assert.match(manifest, new RegExp(`^dump \\S+ \\S+ ${kind}$`, 'm'), `a ${kind} dump`);
 
@@ -100,9 +100,9 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
     await valkey('SET', 'note', 'changed');
     await valkey('SET', 'added', 'yes');
     const restore = await stack.script('backup.sh', ['restore', path.join('backups', newestBackup())]);
-    assert.equal(restore.code, 0, `restore failed:\n${restore.stderr}\n${restore.stdout}`);
+    assertSucceeded(restore, 'restore');
     const start = await stack.script('start.sh');
-    assert.equal(start.code, 0, `start.sh after the restore failed:\n${start.stderr}`);
+    assertSucceeded(start, 'start.sh after the restore');
     assert.deepEqual(containerProblems(await stack.containers()), []);
 
     assert.equal(await sql("select string_agg(body, ',' order by body) from notes"), 'live,saved');
@@ -135,7 +135,7 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
     const before = await qdrantImage();
     stack.setEnv('QDRANT_IMAGE', next);
     const update = await stack.script('update.sh', ['--no-backup']);
-    assert.equal(update.code, 0, `update.sh failed:\n${update.stderr}\n${update.stdout}`);
+    assertSucceeded(update, 'update.sh');
     const after = await qdrantImage();
     assert.equal(after.split(' ')[0], next);
     assert.notEqual(after.split(' ')[1], before.split(' ')[1], 'a new image runs');
@@ -162,10 +162,10 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
   test('update.sh --rollback returns to the images from before the last update', async () => {
     stack.setEnv('QDRANT_IMAGE', QDRANT);
     const update = await stack.script('update.sh', ['--no-backup']);
-    assert.equal(update.code, 0, `update.sh failed:\n${update.stderr}\n${update.stdout}\n${await qdrantLogs()}`);
+    assertSucceeded(update, 'update.sh', `\n${await qdrantLogs()}`);
     const pinned = await qdrantImage();
     const rollback = await stack.script('update.sh', ['--rollback']);
-    assert.equal(rollback.code, 0, `--rollback failed:\n${rollback.stderr}\n${rollback.stdout}`);
+    assertSucceeded(rollback, '--rollback');
     assert.notEqual((await qdrantImage()).split(' ')[1], pinned.split(' ')[1], 'the image before the last update runs');
     assert.deepEqual(containerProblems(await stack.containers()).filter((p) => !/restarted/.test(p)), []);
   });

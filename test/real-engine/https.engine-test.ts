@@ -15,7 +15,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { dump } from 'js-yaml';
-import { containerProblems, routeProblems } from './checks.js';
+import { assertSucceeded, containerProblems, routeProblems } from './checks.js';
 import { requireEngine } from './engine.js';
 import { Pebble, PEBBLE_HOST } from './pebble.js';
 import { Stack } from './stack.js';
@@ -83,7 +83,7 @@ describe('a stack with a domain behind Caddy: certificates from the ACME CA in S
 
   test('scripts/start.sh exits 0 and every container is healthy', async () => {
     const start = await stack.script('start.sh');
-    assert.equal(start.code, 0, `start.sh failed:\n${start.stderr}\n${start.stdout}`);
+    assertSucceeded(start, 'start.sh');
     assert.deepEqual(containerProblems(await stack.containers()), []);
   });
 
@@ -112,7 +112,7 @@ describe('a stack with a domain behind Caddy: certificates from the ACME CA in S
   test('after stop.sh and start.sh the same certificates are served from the kept volume', async () => {
     assert.equal((await stack.script('stop.sh')).code, 0);
     const start = await stack.script('start.sh');
-    assert.equal(start.code, 0, `the second start failed:\n${start.stderr}\n${start.stdout}`);
+    assertSucceeded(start, 'the second start');
     assert.deepEqual(containerProblems(await stack.containers()), []);
     const again = await certificatesFor(hosts, await pebble.root());
     assert.deepEqual([...again], [...first]);
