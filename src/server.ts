@@ -25,21 +25,36 @@ import { createMetrics } from './observability/metrics.js';
 import { METRICS_PATH, metricsRoute } from './observability/metrics-route.js';
 import { requestObserver, type RequestRecord } from './observability/requests.js';
 
+/** The parts of the request target the routes read. */
+interface RequestTarget {
+  pathname: string;
+  query: URLSearchParams;
+}
+
 /**
- * The request target as a URL. Appended to a fixed origin, so `//x` stays a path (not a host). A target in
- * absolute form (`http://host/api/v1/health`) is taken as its path and query: RFC 9112 §3.2.2 says an
- * origin server must accept it (the host in it names this server). A target with a `.` or `..` segment
- * (also percent-encoded) is refused rather than resolved: URL parsing would turn
+ * A path that URL parsing would return unchanged: only RFC 3986 path characters, no percent-escape, no
+ * query. Most requests are such, and taking them as they are spares a URL object per request.
+ */
+const PLAIN_PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
+
+/**
+ * The request target as a path and query. Parsed after a fixed origin, so `//x` stays a path (not a
+ * host). A target in absolute form (`http://host/api/v1/health`) is taken as its path and query: RFC 9112
+ * §3.2.2 says an origin server must accept it (the host in it names this server). A target with a `.` or
+ * `..` segment (also percent-encoded) is refused rather than resolved: URL parsing would turn
  * `/api/v1/presets/%2e` into the preset list and `/x/..` into something else again.
  */
-function requestUrl(req: IncomingMessage): URL {
-  const target = (req.url ?? '/').replace(/^https?:\/\/[^/?#]*/i, '');
+function requestTarget(req: IncomingMessage): RequestTarget {
+  const sent = req.url ?? '/';
+  const target = sent.charCodeAt(0) === 47 /* / */ ? sent : sent.replace(/^https?:\/\/[^/?#]*/i, '');
   const path = target.split(/[?#]/, 1)[0];
   if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path)) {
     throw new ApiError('NOT_FOUND', `no endpoint at ${path}: paths with . or .. segments are not resolved; send the path itself`);
   }
+  if (PLAIN_PATH.test(target)) return { pathname: target, query: new URLSearchParams() };
   try {
-    return new URL(`http://localhost${target.startsWith('/') ? '' : '/'}${target}`);
+    const url = new URL(`http://localhost${target.startsWith('/') ? '' : '/'}${target}`);
+    return { pathname: url.pathname, query: url.searchParams };
   } catch {
     throw new ApiError('VALIDATION_ERROR', 'the request target is not a valid URL path', { details: { errors: [`cannot parse ${JSON.stringify(req.url)}`] } });
   }
@@ -112,10 +127,10 @@ export function createServer(deps: AppDeps): AppServer {
 
   async function handle(req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void> {
     // a target that is refused is refused after the limit is taken, so its answer carries the headers too
-    let url: URL | undefined;
+    let url: RequestTarget | undefined;
     let refusedTarget: ApiError | undefined;
     try {
-      url = requestUrl(req);
+      url = requestTarget(req);
     } catch (e) {
       refusedTarget = e as ApiError;
     }
@@ -161,8 +176,10 @@ export function createServer(deps: AppDeps): AppServer {
     record.keyId = key.keyId;
     const identity = callerIdentity(req, key.keyId, trusted);
     const bucket = route?.bucket ?? (method === 'GET' ? 'read' : 'write');
-    const limit = await rateLimiter.take(bucket, identity);
-    for (const [name, value] of Object.entries(limit.headers)) res.setHeader(name, value);
+    const taken = rateLimiter.take(bucket, identity);
+    // counted in memory, the decision is here already: awaiting it would cost a tick for nothing
+    const limit = taken instanceof Promise ? await taken : taken;
+    for (const name in limit.headers) res.setHeader(name, limit.headers[name]);
     if (!limit.allowed) {
       req.resume();
       throw rateLimitedError(bucket, limit);
@@ -187,7 +204,7 @@ export function createServer(deps: AppDeps): AppServer {
         : 'this endpoint needs an API key: send Authorization: Bearer <key>', { headers: { 'WWW-Authenticate': 'Bearer' } });
     }
     const body = route.method === 'POST' ? await readJsonBody(req, config.bodyLimitBytes) : undefined;
-    const reply = await route.handle({ req, params: found!.params, query: url.searchParams, body });
+    const reply = await route.handle({ req, params: found!.params, query: url.query, body });
     if ('body' in reply) {
       res.writeHead(200, { ...reply.headers, 'Content-Length': reply.body.length });
       res.end(reply.body);
@@ -205,11 +222,15 @@ export function createServer(deps: AppDeps): AppServer {
   // is closed after headersTimeout instead of at Node's 30-second check
   const server = nodeHttp().createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     const record = observer.start(req, res);
+    connections.requestStarted(req);
     inFlight++;
     deps.idleMemory?.activity(inFlight);
     // while draining, every answer closes its connection, so keep-alive clients go to another instance
     if (draining) res.setHeader('Connection', 'close');
-    res.on('close', () => {
+    // one listener for everything that ends with the response (each costs an allocation per request)
+    res.once('close', () => {
+      observer.finish(req, res, record);
+      connections.requestEnded(req);
       inFlight--;
       deps.idleMemory?.activity(inFlight);
       if (inFlight === 0) idleResolve?.();
@@ -240,7 +261,8 @@ export function createServer(deps: AppDeps): AppServer {
       });
   });
 
-  // consulted by handle() for each request: connections taken over a cap get 503
+  // told of each request's start and end (a busy connection is not closed to make room), and consulted by
+  // handle(): connections taken over a cap get 503
   const connections = guardConnections(server, config);
   const metrics = createMetrics({ engine, rateLimiter, generations, connectionCapActions: connections.actions });
   const observer = requestObserver({ log, metrics, trusted, logRequests: config.logRequests });

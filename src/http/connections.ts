@@ -183,10 +183,6 @@ export function guardConnections(server: http.Server, config: Pick<Config, 'maxC
 
   const table = new ConnectionTable(config.maxConnections, config.maxConnectionsPerAddress, config.minBodyRate);
   server.on('connection', (socket: net.Socket) => table.admit(socket));
-  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    table.requestStarted(req);
-    res.once('close', () => table.requestEnded(req));
-  });
 
   // requests the parser rejects get the envelope too, on a socket that is still there
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {

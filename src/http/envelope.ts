@@ -92,14 +92,20 @@ function etagOf(body: Buffer): string {
  */
 export function sendCacheableEnvelope(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
   const etag = etagOf(body);
-  const match = String(req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
-  if (match.includes(etag) || match.includes('*')) {
+  const sent = req.headers['if-none-match'];
+  if (sent !== undefined && ifNoneMatchHolds(sent, etag)) {
     res.writeHead(304, { ETag: etag, 'Cache-Control': 'no-cache' });
     res.end();
     return;
   }
   res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, ETag: etag, 'Cache-Control': 'no-cache' });
   res.end(body);
+}
+
+/** Whether an If-None-Match list names `etag` (weakly, RFC 9110 13.1.2) or is `*`. */
+function ifNoneMatchHolds(sent: string, etag: string): boolean {
+  const tags = sent.split(',').map((t) => t.trim().replace(/^W\//, ''));
+  return tags.includes(etag) || tags.includes('*');
 }
 
 export function sendError(res: ServerResponse, err: ApiError): void {

@@ -7,11 +7,15 @@ import { ApiError } from '../errors.js';
 export const BUCKETS = ['read', 'write', 'generate'] as const;
 export type BucketName = (typeof BUCKETS)[number];
 
+/**
+ * Where the counts live. A store in this process answers at once (a number); a shared one, later (a
+ * promise). The limiter keeps the first synchronous, so a request counted in memory waits for no tick.
+ */
 export interface RateLimitStore {
   /** Count one request under `key` in the window that ends at `windowEndsAt` (epoch seconds); returns the count so far. */
-  increment(key: string, windowEndsAt: number): Promise<number>;
+  increment(key: string, windowEndsAt: number): number | Promise<number>;
   /** The count so far under `key`, without counting (0 when there is none). */
-  current(key: string): Promise<number>;
+  current(key: string): number | Promise<number>;
   /** for a shared store: whether it answers now (undefined for counters in this process) */
   readonly available?: boolean;
   close(): Promise<void>;
@@ -38,7 +42,8 @@ export class RateLimiter {
 
   constructor(private readonly limits: RateLimitConfig, private readonly store: RateLimitStore, private readonly now: () => number = Date.now) {}
 
-  async take(bucket: BucketName, identity: string): Promise<RateLimitDecision> {
+  /** Counts the request; the decision at once when the store is in this process, else a promise of it. */
+  take(bucket: BucketName, identity: string): RateLimitDecision | Promise<RateLimitDecision> {
     return this.decide(bucket, identity, true);
   }
 
@@ -51,13 +56,19 @@ export class RateLimiter {
     return (await this.decide(bucket, identity, false)).headers;
   }
 
-  private async decide(bucket: BucketName, identity: string, count: boolean): Promise<RateLimitDecision> {
-    const limit = this.limits[bucket];
+  private decide(bucket: BucketName, identity: string, count: boolean): RateLimitDecision | Promise<RateLimitDecision> {
     const window = this.limits.windowSeconds;
     const nowSeconds = this.now() / 1000;
     const windowEndsAt = (Math.floor(nowSeconds / window) + 1) * window;
     const key = `${bucket}:${identity}:${windowEndsAt}`;
-    const counted = count ? await this.store.increment(key, windowEndsAt) : await this.store.current(key);
+    const counted = count ? this.store.increment(key, windowEndsAt) : this.store.current(key);
+    return typeof counted === 'number'
+      ? this.decision(bucket, count, counted, windowEndsAt, nowSeconds)
+      : counted.then((n) => this.decision(bucket, count, n, windowEndsAt, nowSeconds));
+  }
+
+  private decision(bucket: BucketName, count: boolean, counted: number, windowEndsAt: number, nowSeconds: number): RateLimitDecision {
+    const limit = this.limits[bucket];
     const reset = Math.max(1, Math.ceil(windowEndsAt - nowSeconds));
     const headers: Record<string, string> = {
       'X-RateLimit-Limit': String(limit),
@@ -93,14 +104,14 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.sweeper.unref();
   }
 
-  async increment(key: string, windowEndsAt: number): Promise<number> {
+  increment(key: string, windowEndsAt: number): number {
     const entry = this.counts.get(key);
     if (entry) return ++entry.count;
     this.counts.set(key, { count: 1, expiresAt: windowEndsAt });
     return 1;
   }
 
-  async current(key: string): Promise<number> {
+  current(key: string): number {
     return this.counts.get(key)?.count ?? 0;
   }
 

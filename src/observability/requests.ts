@@ -1,6 +1,7 @@
 // One record per HTTP request: its id (the caller's X-Request-Id when sane, else a new one, sent back on
 // every answer), then, once the answer is sent or the client has gone, one log line and the request
-// metrics. The server fills in the route pattern and the key as it learns them.
+// metrics. The server fills in the route pattern and the key as it learns them, and ends the record from
+// its one close listener per request.
 import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientAddress, type TrustedProxies } from '../http/client-address.js';
@@ -20,6 +21,8 @@ export interface RequestRecord {
   route: string;
   /** the matched API key's id (a prefix of its SHA-256), when a valid key was sent */
   keyId?: string;
+  /** performance.now() when the request arrived */
+  readonly started: number;
 }
 
 export function requestIdOf(req: IncomingMessage): string {
@@ -28,30 +31,31 @@ export function requestIdOf(req: IncomingMessage): string {
 }
 
 export interface RequestObserver {
-  /** Starts the record of a request: sets X-Request-Id on the answer and logs it when it closes. */
+  /** Starts the record of a request: sets X-Request-Id on the answer. */
   start(req: IncomingMessage, res: ServerResponse): RequestRecord;
+  /** Ends it once the response has closed (answered, or the client went away): its log line and metrics. */
+  finish(req: IncomingMessage, res: ServerResponse, record: RequestRecord): void;
 }
 
 export function requestObserver({ log, metrics, trusted, logRequests }: { log: Logger; metrics: Metrics; trusted: TrustedProxies; logRequests: boolean }): RequestObserver {
   return {
     start(req, res) {
-      const started = performance.now();
-      const record: RequestRecord = { id: requestIdOf(req), route: UNMATCHED };
+      const record: RequestRecord = { id: requestIdOf(req), route: UNMATCHED, started: performance.now() };
       res.setHeader('X-Request-Id', record.id);
-      res.once('close', () => {
-        const seconds = (performance.now() - started) / 1000;
-        const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED;
-        const method = req.method ?? 'GET';
-        metrics.requestDone(method, record.route, status, seconds);
-        if (!logRequests) return;
-        log.info({
-          requestId: record.id, method, route: record.route, status, durationMs: Math.round(seconds * 1e4) / 10,
-          client: clientAddress(req, trusted),
-          // a fingerprint names the key in the log; the key itself never appears
-          key: record.keyId?.slice(0, 8),
-        }, `${method} ${record.route} ${status}`);
-      });
       return record;
+    },
+    finish(req, res, record) {
+      const seconds = (performance.now() - record.started) / 1000;
+      const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED;
+      const method = req.method ?? 'GET';
+      metrics.requestDone(method, record.route, status, seconds);
+      if (!logRequests) return;
+      log.info({
+        requestId: record.id, method, route: record.route, status, durationMs: Math.round(seconds * 1e4) / 10,
+        client: clientAddress(req, trusted),
+        // a fingerprint names the key in the log; the key itself never appears
+        key: record.keyId?.slice(0, 8),
+      }, `${method} ${record.route} ${status}`);
     },
   };
 }
