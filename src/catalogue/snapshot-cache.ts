@@ -8,126 +8,39 @@
 // inputs' metadata as last verified (path, size, mtime, ctime, inode of each) and when: while that stamp
 // matches and every input was already older than the stamp, the content key is taken as verified (the rule
 // git uses for its index). Any write to a file moves its ctime, which no tool can set back; a file changed
-// too close to the stamp to tell by time is hashed. docs/decisions.md has the reasoning.
-import crypto from 'node:crypto';
+// too close to the stamp to tell by time is hashed (snapshot-stamp.ts). docs/decisions.md has the reasoning.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { SCHEMA_HASH } from '../schemas.js';
 import { loadCatalogue, type LoadResult } from './load.js';
 import type { Problem } from './problems.js';
 import type { CatalogueDirs, RawCatalogue } from './read.js';
 import { buildSnapshot } from './snapshot.js';
+import { checkInputs, contentKey, HASH_HEX, headerLine, type InputsCheck, type Stamp } from './snapshot-stamp.js';
+
+export { checkInputs, trustedCatalogueKey, type InputsCheck } from './snapshot-stamp.js';
 
 interface CacheFile { key: string; raw: RawCatalogue; warnings: Problem[] }
 
-/** What the metadata stamp says of the inputs, and when it was taken (ms since the epoch). */
-interface Stamp { metadata: string; takenAt: number }
-
 /**
- * A file changed within this long before the stamp was taken might share its timestamps with the stamped
- * state (coarse file-system clocks tick in up to 2 s), so it is checked by content.
+ * The catalogue through the snapshot in `cacheFile` (the server and the CLI share it); '' loads in full.
+ * `key` is the content key of every input (with a snapshot file).
  */
-const UNSURE_MS = 2_000;
-
-/** The catalogue through the snapshot in `cacheFile` (the server and the CLI share it); '' loads in full. */
-export function loadCatalogueWithCache(dirs: CatalogueDirs, cacheFile: string): LoadResult & { fromCache: boolean } {
+export function loadCatalogueWithCache(dirs: CatalogueDirs, cacheFile: string, check?: InputsCheck): LoadResult & { fromCache: boolean; key?: string } {
   if (!cacheFile) return { ...loadCatalogue(dirs), fromCache: false };
   const started = performance.now();
-  const files = inputFiles(dirs);
-  // the metadata before the contents: a file written after this point has a newer ctime than the stamp
-  const stamp: Stamp = { takenAt: Date.now(), metadata: '' };
-  const metadata = inputMetadata(files);
-  stamp.metadata = metadata.hash;
-  const header = readHeader(cacheFile);
-  const trusted = header?.stamp?.metadata === metadata.hash && metadata.newest < header.stamp.takenAt - UNSURE_MS;
-  const key = trusted ? header.key : contentKey(files);
+  const { files, stamp, header, trusted } = check ?? checkInputs(dirs, cacheFile);
+  const key = trusted ? header!.key : contentKey(files);
   const cached = readCache(cacheFile, key);
   if (cached) {
     // verified by content just now: stamp it so the next start can skip the hashing (a header without a
     // stamp, written by an older version, is too short to stamp in place)
     if (!trusted && header?.stamp) writeStamp(cacheFile, key, stamp);
     else if (!trusted) writeCache(cacheFile, cached, stamp);
-    return { catalogue: buildSnapshot(cached.raw), errors: [], warnings: cached.warnings, loadMs: performance.now() - started, fromCache: true };
+    return { catalogue: buildSnapshot(cached.raw), errors: [], warnings: cached.warnings, loadMs: performance.now() - started, fromCache: true, key };
   }
   const result = loadCatalogue(dirs);
   if (result.raw && result.catalogue) writeCache(cacheFile, { key, raw: result.raw, warnings: result.warnings }, stamp);
-  return { ...result, fromCache: false };
-}
-
-/** Every input of the load, in a fixed order: the loader's and engine's code, the plugins, the catalogue. */
-function inputFiles(dirs: CatalogueDirs): string[] {
-  const loaderDir = path.dirname(fileURLToPath(import.meta.url));
-  // the render check (engine/template-check.ts) runs the engine and the eta configuration: their code is a loader input too
-  const sourceDir = path.dirname(loaderDir);
-  const templating = fs.readdirSync(sourceDir).filter((name) => name.startsWith('templating.')).map((name) => path.join(sourceDir, name));
-  const code = [...listFiles(loaderDir), ...listFiles(path.join(sourceDir, 'engine')), ...templating];
-  return [...code, ...listFiles(dirs.plugins), ...listFiles(dirs.catalogue)];
-}
-
-function contentKey(files: string[]): string {
-  const hash = crypto.createHash('sha256').update(SCHEMA_HASH);
-  for (const file of files) hash.update(file).update('\0').update(fs.readFileSync(file)).update('\0');
-  return hash.digest('hex');
-}
-
-/**
- * A hash of each input's path, size, mtime (whole ms: the precision tools set it back with), ctime and
- * inode, and the newest of those times.
- */
-function inputMetadata(files: string[]): { hash: string; newest: number } {
-  const hash = crypto.createHash('sha256').update(SCHEMA_HASH);
-  let newest = 0;
-  for (const file of files) {
-    const st = fs.statSync(file);
-    hash.update(`${file}\0${st.size} ${Math.trunc(st.mtimeMs)} ${st.ctimeMs} ${st.ino}\0`);
-    newest = Math.max(newest, st.mtimeMs, st.ctimeMs);
-  }
-  return { hash: hash.digest('hex'), newest };
-}
-
-/** The files under dir, sorted by name at each level (a folder's files where the folder sorts). */
-function listFiles(dir: string, into: string[] = []): string[] {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return into;
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const e of entries) {
-    if (e.isDirectory()) listFiles(path.join(dir, e.name), into);
-    else if (e.isFile()) into.push(path.join(dir, e.name));
-  }
-  return into;
-}
-
-// The file's first line is a fixed-width header, the content key and the metadata stamp, then the JSON:
-// a stale snapshot is told without parsing it, and the stamp is rewritten in place (the key beside it
-// does not change, so a reader catching it half-written only sees a stamp that does not match).
-const HASH_HEX = 64;
-const TIME_DIGITS = 15;
-/** the header line without its newline: key, space, stamp hash, space, time */
-const HEADER_LENGTH = HASH_HEX * 2 + TIME_DIGITS + 2;
-
-function headerLine(key: string, stamp: Stamp): string {
-  return `${key} ${stamp.metadata} ${String(stamp.takenAt).padStart(TIME_DIGITS, '0')}`;
-}
-
-function readHeader(file: string): { key: string; stamp?: Stamp } | undefined {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, 'r');
-    const bytes = Buffer.alloc(HEADER_LENGTH + 1);
-    const n = fs.readSync(fd, bytes, 0, bytes.length, 0);
-    const [key, metadata, takenAt] = bytes.toString('latin1', 0, n).split('\n', 1)[0].split(' ');
-    if (key?.length !== HASH_HEX) return undefined;
-    return metadata?.length === HASH_HEX && takenAt?.length === TIME_DIGITS ? { key, stamp: { metadata, takenAt: Number(takenAt) } } : { key };
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
+  return { ...result, fromCache: false, key };
 }
 
 function readCache(file: string, key: string): CacheFile | undefined {

@@ -1,34 +1,34 @@
 // The engine as the CLI uses it: the catalogue the service would load (same settings, same loader, the
-// same start-up snapshot),
-// and the API's own generate function, so the CLI writes the bytes the API would send.
-import { readConfig, type Config } from '../config.js';
+// same start-up snapshot), and the API's own generate function, so the CLI writes the bytes the API would
+// send. A stack whose shape the CLI kept (shapes.ts) needs none of this module.
+import type { Config } from '../config.js';
 import { CatalogueLoadError } from '../catalogue/load.js';
-import { loadCatalogueWithCache } from '../catalogue/snapshot-cache.js';
+import { loadCatalogueWithCache, type InputsCheck } from '../catalogue/snapshot-cache.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { Generator, type Bundle } from '../engine/generate.js';
 import { ApiError } from '../errors.js';
 import { WorkQueue } from '../http/work-queue.js';
 import { generateStack } from '../routes/write-routes.js';
 import { CliFailure, UsageError } from './output.js';
+import { catalogueDirs, cliConfig } from './settings.js';
 
-/** The settings and the catalogue the service would load, or a CliFailure saying what is wrong. */
-export function loadCliCatalogue(env: NodeJS.ProcessEnv = process.env): { config: Config; catalogue: Catalogue } {
-  let config: Config;
-  try {
-    config = readConfig(env);
-  } catch (e) {
-    throw new CliFailure(`configuration error: ${(e as Error).message}`);
-  }
+export { resolve } from '../engine/resolve.js';
+
+/**
+ * The settings and the catalogue the service would load, or a CliFailure saying what is wrong; `key` is
+ * the catalogue's content key when the start-up snapshot is on. `check` is the inputs' check when taken already.
+ */
+export function loadCliCatalogue(config: Config = cliConfig(), check?: InputsCheck): { config: Config; catalogue: Catalogue; key?: string } {
   // the server's start-up snapshot, used only while its key (a hash of every plugin and catalogue file)
   // matches the files on disk: a changed plugin loads in full and rewrites it
-  const loaded = loadCatalogueWithCache({ plugins: config.pluginsDir, catalogue: config.catalogueDir }, config.catalogueCacheFile);
+  const loaded = loadCatalogueWithCache(catalogueDirs(config), config.catalogueCacheFile, check);
   if (!loaded.catalogue) throw new CliFailure(`${new CatalogueLoadError(loaded.errors).message}\n(the catalogue in ${config.pluginsDir}; stackwright lint lists the same)`);
-  return { config, catalogue: loaded.catalogue };
+  return { config, catalogue: loaded.catalogue, key: loaded.key };
 }
 
-export function loadGenerator(env: NodeJS.ProcessEnv = process.env): { config: Config; generator: Generator } {
-  const { config, catalogue } = loadCliCatalogue(env);
-  return { config, generator: new Generator(catalogue, config.templatesDir, 0, 0) };
+export function loadGenerator(config: Config = cliConfig(), check?: InputsCheck): { config: Config; generator: Generator; catalogueKey?: string } {
+  const { catalogue, key } = loadCliCatalogue(config, check);
+  return { config, generator: new Generator(catalogue, config.templatesDir, 0, 0), catalogueKey: key };
 }
 
 export interface RefusalOptions {

@@ -2,10 +2,10 @@
 // .tar.gz. The request is checked and rendered by the API's own code, so the files are byte-identical.
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolve } from '../engine/resolve.js';
 import { parseStackRequest } from '../routes/request.js';
 import { writeBundle } from './bundle-dir.js';
-import { generateBundle, loadGenerator } from './engine.js';
+import { CliShapes } from './shapes.js';
+import { cliConfig } from './settings.js';
 import { flagWording, warningWording } from './flags.js';
 import { CliFailure, UsageError, type Output } from './output.js';
 import { MAX_JSON_DEPTH, nestingDepth } from '../json-nesting.js';
@@ -87,18 +87,35 @@ function readFile(file: string): string {
 
 export async function runGenerate(opts: GenerateOptions, io: Output): Promise<number> {
   const { body, fromFile } = requestWithOrigins(opts);
-  const { generator } = loadGenerator();
-  // a refused value is a wrong command line (exit 2), worded in the flags the user typed
-  const { bundle, tar } = await generateBundle(generator, body, { valuesAreArguments: true, describe: flagWording(body, fromFile, opts.request === '-' ? 'the request on standard input' : opts.request) });
-  // what the API's validate would warn about (a GPU the stack needs or cannot use, a platform an image
-  // lacks, a preset overriding services): the request passed every check, so it resolves cleanly
-  for (const w of resolve(generator.catalogue, parseStackRequest('generate', body).request).warnings) {
+  const config = cliConfig();
+  const shapes = new CliShapes(config);
+  const parsed = parseStackRequest('generate', body);
+  const request = { ...parsed.request, name: parsed.request.name! };
+  let { bundle, warnings } = (!parsed.errors.length && shapes.bundleOf(request)) || {};
+  let tar: Buffer | undefined;
+  // a shape is worked out and kept once the files are written, so they never wait for it
+  let keepShape = () => {};
+  if (bundle) {
+    if (body.format === 'tar') tar = await (await import('../engine/archive.js')).archiveBuffer(bundle);
+  } else {
+    const { generateBundle, loadGenerator, resolve } = await import('./engine.js');
+    const { generator, catalogueKey } = loadGenerator(config, shapes.check);
+    // a refused value is a wrong command line (exit 2), worded in the flags the user typed
+    ({ bundle, tar } = await generateBundle(generator, body, { valuesAreArguments: true, describe: flagWording(body, fromFile, opts.request === '-' ? 'the request on standard input' : opts.request) }));
+    // what the API's validate would warn about (a GPU the stack needs or cannot use, a platform an image
+    // lacks, a preset overriding services): the request passed every check, so it resolves cleanly
+    warnings = resolve(generator.catalogue, request).warnings;
+    const rendered = bundle;
+    keepShape = () => shapes.keep(generator, catalogueKey, request, rendered, warnings!);
+  }
+  for (const w of warnings!) {
     io.err(`${io.errStyle.yellow('warning:')} ${w.code}: ${warningWording(w.message)}`);
   }
   if (tar) {
     const target = path.resolve(opts.tar!);
     fs.writeFileSync(target, tar);
     io.out(`${io.style.green('wrote')} ${target} (${bundle.summary.services} services, ${tar.length} bytes)`);
+    keepShape();
     return 0;
   }
   const dir = path.resolve(opts.out ?? bundle.name);
@@ -110,5 +127,6 @@ export async function runGenerate(opts: GenerateOptions, io: Output): Promise<nu
   io.out(`  ${bundle.summary.services} services, ${bundle.summary.skills} skill packs, proxy ${bundle.summary.proxy}`);
   io.out(`  memory: needs about ${bundle.summary.estimatedMemoryMB} MB (the parts' minimums), at most ${bundle.summary.memoryLimitMB} MB (their limits)`);
   io.out(`  next: cd ${path.relative(process.cwd(), dir) || '.'} && scripts/start.sh`);
+  keepShape();
   return 0;
 }

@@ -190,5 +190,28 @@ function gapText(gap: Gap, values: readonly string[], hashes: readonly string[])
   return 'value' in gap ? values[gap.value] : hashes[gap.hash];
 }
 
+/** How to encode a bound bundle's answer from its shape (generate.ts's bundleJsonChunks asks). */
+const boundAnswers = new WeakMap<Bundle, () => Buffer[]>();
+
+/** The bundle of `values` (lateValues) bound into `shape`. */
+export function bindShape(shape: BundleShape, name: string, values: readonly string[]): Bundle {
+  const { files, hashes } = shape.bind(values);
+  // the shape's files are in order and its summary frozen already: only these two objects are new
+  const bundle: Bundle = Object.freeze({ name, files: Object.freeze(files), summary: shape.bundle.summary });
+  // encoded only when asked for (the API's answer; the CLI writes files)
+  boundAnswers.set(bundle, () => shape.json(values, hashes));
+  return bundle;
+}
+
+/** Whether the bundle was bound into a shape (its answer comes from the shape's encoded pieces). */
+export function boundIntoShape(bundle: Bundle): boolean {
+  return boundAnswers.has(bundle);
+}
+
+/** The API's answer (JSON.stringify) of a bound bundle as UTF-8 chunks; undefined for a bundle rendered in full. */
+export function boundAnswer(bundle: Bundle): Buffer[] | undefined {
+  return boundAnswers.get(bundle)?.();
+}
+
 /** A shape whose parts cannot be told apart safely: its requests are rendered in full. */
 export class ShapeUnusable extends Error {}

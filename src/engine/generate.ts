@@ -12,10 +12,11 @@ import { DEFAULT_FRAGMENT_CACHE_BYTES, FragmentCache } from './fragment-cache.js
 import { PluginFileRenderer } from './plugin-files.js';
 import { resolve, type Resolution } from './resolve.js';
 import { fileHash, provenance, PROVENANCE_FILE } from './provenance.js';
-import { BundleShape, ShapeUnusable } from './bundle-shape.js';
-import { lateValues, PLACEHOLDERS, placeholdersVerbatim, withPlaceholders } from './late-binding.js';
+import { bindShape, boundAnswer, boundIntoShape, BundleShape, ShapeUnusable } from './bundle-shape.js';
+import { lateValues, PLACEHOLDERS, placeholdersVerbatim, shapeKey, withPlaceholders } from './late-binding.js';
 
 export type { Bundle, GenerateRequest } from './bundle.js';
+export { boundIntoShape } from './bundle-shape.js';
 
 /**
  * What the generator knows of a request shape (the request without its late-bound values): after the
@@ -73,7 +74,7 @@ export class Generator {
     // each time): kept from their second request on, so one-off bundles die young instead of filling
     // the cache (and the old generation) and pushing out bundles that are asked for again; a rendered
     // one is kept at once
-    if (!boundAnswers.has(bundle) || this.seen!.has(key)) this.bundles?.set(key, bundle);
+    if (!boundIntoShape(bundle) || this.seen!.has(key)) this.bundles?.set(key, bundle);
     else this.seen!.set(key, true);
     return bundle;
   }
@@ -85,7 +86,7 @@ export class Generator {
    * request of that shape is its values bound into the shape.
    */
   private bound(request: GenerateRequest, values: string[]): Bundle {
-    const key = JSON.stringify(REQUEST_FIELDS.map((f) => (f === 'name' ? null : f === 'domain' ? request.domain !== undefined : request[f] ?? null)));
+    const key = shapeKey(request);
     let entry = this.shapes!.get(key);
     if (!entry) {
       const bundle = this.renderRequest(request);
@@ -97,13 +98,16 @@ export class Generator {
       this.shapes!.set(key, entry);
     }
     if (!entry.shape) return this.renderRequest(request);
-    const { shape } = entry;
-    const { files, hashes } = shape.bind(values);
-    // the shape's files are in order and its summary frozen already: only these two objects are new
-    const bundle: Bundle = Object.freeze({ name: request.name, files: Object.freeze(files), summary: shape.bundle.summary });
-    // encoded only when asked for (the API's answer; the CLI writes files)
-    boundAnswers.set(bundle, () => shape.json(values, hashes));
-    return bundle;
+    return bindShape(entry.shape, request.name, values);
+  }
+
+  /**
+   * The shape of a request whose full render is `bundle`, to keep outside this generator (the CLI's
+   * shape store); null when the request binds no values or binding cannot reproduce `bundle` exactly.
+   */
+  shapeFor(request: GenerateRequest, bundle: Bundle): BundleShape | null {
+    const values = lateValues(request);
+    return values ? this.shapeOf(request, bundle, values) : null;
   }
 
   /**
@@ -189,18 +193,9 @@ export class Generator {
 /** Room for the keys of requests asked for once (a key is ~150 characters: some 7,000 of them). */
 const SEEN_KEYS_BYTES = 1024 * 1024;
 
-/** How to encode a bound bundle's answer from its shape (bundleJsonChunks uses it). */
-const boundAnswers = new WeakMap<Bundle, () => Buffer[]>();
-
-/** Whether the bundle was bound into a shape (its answer comes from the shape's encoded pieces). */
-export function boundIntoShape(bundle: Bundle): boolean {
-  return boundAnswers.has(bundle);
-}
-
 /** JSON.stringify(bundle) as UTF-8 chunks; a bound bundle's is copied from its shape's encoded pieces. */
 export function bundleJsonChunks(bundle: Bundle): Buffer[] {
-  const answer = boundAnswers.get(bundle);
-  return answer ? answer() : [Buffer.from(JSON.stringify(bundle))];
+  return boundAnswer(bundle) ?? [Buffer.from(JSON.stringify(bundle))];
 }
 
 /** JSON.stringify(bundle), as the API sends it. */

@@ -8,6 +8,8 @@
 // changed their case, dashes, dots or length); and a shape is used only after binding the request that
 // first had that shape into it reproduced that request's own full render (generate.ts).
 
+import { REQUEST_FIELDS, type GenerateRequest } from './bundle.js';
+
 export interface LateScalar {
   field: 'name' | 'domain';
   placeholder: string;
@@ -86,4 +88,9 @@ export function placeholderVerbatim(texts: Iterable<string>, scalar: LateScalar 
 /** Whether every placeholder appears only verbatim in these texts. */
 export function placeholdersVerbatim(texts: readonly string[]): boolean {
   return LATE_SCALARS.every((s) => placeholderVerbatim(texts, s));
+}
+
+/** A request without its late-bound values (only whether it has a domain): the requests of one key share a shape. */
+export function shapeKey(request: GenerateRequest): string {
+  return JSON.stringify(REQUEST_FIELDS.map((f) => (f === 'name' ? null : f === 'domain' ? request.domain !== undefined : request[f] ?? null)));
 }

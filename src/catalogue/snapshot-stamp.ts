@@ -1,0 +1,123 @@
+// The catalogue snapshot's inputs against its stamp (snapshot-cache.ts): the inputs listed and stat-ed,
+// never read, and the snapshot file's header that records their metadata as last verified. Kept apart
+// from the snapshot itself so a caller that only asks whether the catalogue changed (the CLI's stored
+// shapes) loads none of the loader.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SCHEMA_HASH } from '../schemas.js';
+import type { CatalogueDirs } from './read.js';
+
+/** What the metadata stamp says of the inputs, and when it was taken (ms since the epoch). */
+export interface Stamp { metadata: string; takenAt: number }
+
+/**
+ * A file changed within this long before the stamp was taken might share its timestamps with the stamped
+ * state (coarse file-system clocks tick in up to 2 s), so it is checked by content.
+ */
+const UNSURE_MS = 2_000;
+
+/**
+ * The inputs as they stand against the snapshot's stamp: one listing and stat of every input, no file
+ * read. Taken before a load (loadCatalogueWithCache takes it, or one taken already).
+ */
+export interface InputsCheck {
+  readonly files: string[];
+  readonly stamp: Stamp;
+  readonly header: { key: string; stamp?: Stamp } | undefined;
+  /** the stamp vouches for the snapshot's key: nothing changed since it was verified by content */
+  readonly trusted: boolean;
+}
+
+export function checkInputs(dirs: CatalogueDirs, cacheFile: string): InputsCheck {
+  const files = inputFiles(dirs);
+  // the metadata before the contents: a file written after this point has a newer ctime than the stamp
+  const stamp: Stamp = { takenAt: Date.now(), metadata: '' };
+  const metadata = inputMetadata(files);
+  stamp.metadata = metadata.hash;
+  const header = readHeader(cacheFile);
+  const trusted = header?.stamp?.metadata === metadata.hash && metadata.newest < header.stamp.takenAt - UNSURE_MS;
+  return { files, stamp, header, trusted };
+}
+
+/** The content key of the catalogue on disk when the stamp vouches for it, without reading a file; else undefined. */
+export function trustedCatalogueKey(check: InputsCheck): string | undefined {
+  return check.trusted ? check.header!.key : undefined;
+}
+
+/** Every input of the load, in a fixed order: the loader's and engine's code, the plugins, the catalogue. */
+function inputFiles(dirs: CatalogueDirs): string[] {
+  const loaderDir = path.dirname(fileURLToPath(import.meta.url));
+  // the render check (engine/template-check.ts) runs the engine and the eta configuration: their code is a loader input too
+  const sourceDir = path.dirname(loaderDir);
+  const templating = fs.readdirSync(sourceDir).filter((name) => name.startsWith('templating.')).map((name) => path.join(sourceDir, name));
+  const code = [...listFiles(loaderDir), ...listFiles(path.join(sourceDir, 'engine')), ...templating];
+  return [...code, ...listFiles(dirs.plugins), ...listFiles(dirs.catalogue)];
+}
+
+export function contentKey(files: string[]): string {
+  const hash = crypto.createHash('sha256').update(SCHEMA_HASH);
+  for (const file of files) hash.update(file).update('\0').update(fs.readFileSync(file)).update('\0');
+  return hash.digest('hex');
+}
+
+/**
+ * A hash of each input's path, size, mtime (whole ms: the precision tools set it back with), ctime and
+ * inode, and the newest of those times.
+ */
+function inputMetadata(files: string[]): { hash: string; newest: number } {
+  const hash = crypto.createHash('sha256').update(SCHEMA_HASH);
+  let newest = 0;
+  for (const file of files) {
+    const st = fs.statSync(file);
+    hash.update(`${file}\0${st.size} ${Math.trunc(st.mtimeMs)} ${st.ctimeMs} ${st.ino}\0`);
+    newest = Math.max(newest, st.mtimeMs, st.ctimeMs);
+  }
+  return { hash: hash.digest('hex'), newest };
+}
+
+/** The files under dir, sorted by name at each level (a folder's files where the folder sorts). */
+function listFiles(dir: string, into: string[] = []): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return into;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+  for (const e of entries) {
+    if (e.isDirectory()) listFiles(path.join(dir, e.name), into);
+    else if (e.isFile()) into.push(path.join(dir, e.name));
+  }
+  return into;
+}
+
+// The file's first line is a fixed-width header, the content key and the metadata stamp, then the JSON:
+// a stale snapshot is told without parsing it, and the stamp is rewritten in place (the key beside it
+// does not change, so a reader catching it half-written only sees a stamp that does not match).
+export const HASH_HEX = 64;
+const TIME_DIGITS = 15;
+/** the header line without its newline: key, space, stamp hash, space, time */
+const HEADER_LENGTH = HASH_HEX * 2 + TIME_DIGITS + 2;
+
+export function headerLine(key: string, stamp: Stamp): string {
+  return `${key} ${stamp.metadata} ${String(stamp.takenAt).padStart(TIME_DIGITS, '0')}`;
+}
+
+function readHeader(file: string): { key: string; stamp?: Stamp } | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const bytes = Buffer.alloc(HEADER_LENGTH + 1);
+    const n = fs.readSync(fd, bytes, 0, bytes.length, 0);
+    const [key, metadata, takenAt] = bytes.toString('latin1', 0, n).split('\n', 1)[0].split(' ');
+    if (key?.length !== HASH_HEX) return undefined;
+    return metadata?.length === HASH_HEX && takenAt?.length === TIME_DIGITS ? { key, stamp: { metadata, takenAt: Number(takenAt) } } : { key };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
