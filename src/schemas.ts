@@ -1,6 +1,6 @@
 // Every JSON Schema in schemas/ (plugin manifests, API bodies, API responses) behind one `validator(name)`.
-// `npm run build` precompiles them (ajv standalone, dist/validators.cjs) so a start pays no compile;
-// when that file is missing or was built from other schemas, they are compiled here on first use.
+// `npm run build` precompiles them (ajv standalone, dist/validators/<schema>.cjs) so a start pays no
+// compile; when a file is missing or was built from other schemas, that schema is compiled here on first use.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,7 +13,7 @@ import { REPO_ROOT } from './config.js';
 const requireCjs = createRequire(import.meta.url);
 
 export const SCHEMA_DIR = path.join(REPO_ROOT, 'schemas');
-export const PRECOMPILED_FILE = path.join(REPO_ROOT, 'dist', 'validators.cjs');
+export const PRECOMPILED_DIR = path.join(REPO_ROOT, 'dist', 'validators');
 const BASE = 'https://stackwright.dev/schemas/';
 
 /** schema name (file without .schema.json) → parsed document */
@@ -41,24 +41,22 @@ export function schemaId(name: string): string {
   return `${BASE}${name}.schema.json`;
 }
 
-// undefined: not looked for yet; null: none usable
-let precompiled: Record<string, ValidateFunction> | null | undefined;
 let ajv: Ajv | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
-/** The build's precompiled validators, read on first use (a start from the catalogue snapshot needs none). */
-function loadPrecompiled(): Record<string, ValidateFunction> | null {
-  if (!fs.existsSync(PRECOMPILED_FILE)) return null;
-  const mod = requireCjs(PRECOMPILED_FILE) as Record<string, ValidateFunction> & { schemaHash?: string };
-  return mod.schemaHash === SCHEMA_HASH ? mod : null;
+/** The build's precompiled validator of one schema, read on first use (a start from the catalogue snapshot needs none). */
+function loadPrecompiled(name: string): ValidateFunction | undefined {
+  const file = path.join(PRECOMPILED_DIR, `${name}.cjs`);
+  if (!fs.existsSync(file)) return undefined;
+  const mod = requireCjs(file) as Record<string, ValidateFunction> & { schemaHash?: string };
+  return mod.schemaHash === SCHEMA_HASH ? mod[exportName(name)] : undefined;
 }
 
 /** The validator for schemas/<name>.schema.json. */
 export function validator(name: string): ValidateFunction {
   let fn = compiled.get(name);
   if (!fn) {
-    if (precompiled === undefined) precompiled = loadPrecompiled();
-    fn = precompiled?.[exportName(name)];
+    fn = loadPrecompiled(name);
     if (!fn) {
       ajv ??= createAjv();
       fn = ajv.getSchema(schemaId(name));

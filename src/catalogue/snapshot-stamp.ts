@@ -31,7 +31,7 @@ export interface InputsCheck {
 }
 
 export function checkInputs(dirs: CatalogueDirs, cacheFile: string): InputsCheck {
-  const files = inputFiles(dirs);
+  const files = inputFiles(dirs, cacheFile);
   // the metadata before the contents: a file written after this point has a newer ctime than the stamp
   const stamp: Stamp = { takenAt: Date.now(), metadata: '' };
   const metadata = inputMetadata(files);
@@ -47,13 +47,100 @@ export function trustedCatalogueKey(check: InputsCheck): string | undefined {
 }
 
 /** Every input of the load, in a fixed order: the loader's and engine's code, the plugins, the catalogue. */
-function inputFiles(dirs: CatalogueDirs): string[] {
+function inputFiles(dirs: CatalogueDirs, cacheFile: string): string[] {
   const loaderDir = path.dirname(fileURLToPath(import.meta.url));
   // the render check (engine/template-check.ts) runs the engine and the eta configuration: their code is a loader input too
   const sourceDir = path.dirname(loaderDir);
+  // listed each time: the snapshot and its listings are written into this folder (dist/)
   const templating = fs.readdirSync(sourceDir).filter((name) => name.startsWith('templating.')).map((name) => path.join(sourceDir, name));
-  const code = [...listFiles(loaderDir), ...listFiles(path.join(sourceDir, 'engine')), ...templating];
-  return [...code, ...listFiles(dirs.plugins), ...listFiles(dirs.catalogue)];
+  const roots = [loaderDir, path.join(sourceDir, 'engine'), dirs.plugins, dirs.catalogue];
+  const trees = listTrees(roots, `${cacheFile}.inputs`);
+  return [...trees[0].files, ...trees[1].files, ...templating, ...trees[2].files, ...trees[3].files];
+}
+
+// Listing every folder of the inputs (~360) was most of the check. A folder's entries change only with its
+// mtime and ctime (adding, removing or renaming an entry sets both), so the trees' last listing is kept
+// beside the snapshot with each folder's metadata, and reused while every folder's metadata is as it was
+// and was already older than that listing by a coarse clock tick: a stat a folder instead of a listing.
+
+/** A folder tree as listed: each folder's path, mtime, ctime and inode (-1s: the folder did not exist), and its files in order. */
+interface TreeListing { folders: [string, number, number, number][]; files: string[] }
+interface Listings { takenAt: number; trees: Record<string, TreeListing> }
+
+/** The trees under `roots`, each from the saved listing while it holds, else listed now (and the listings saved). */
+function listTrees(roots: string[], listingsFile: string): TreeListing[] {
+  const saved = readListings(listingsFile);
+  const takenAt = Date.now();
+  let listed = false;
+  const trees = roots.map((root) => {
+    const kept = saved?.trees[root];
+    if (kept && treeUnchanged(kept, saved!.takenAt)) return kept;
+    listed = true;
+    return listTree(root);
+  });
+  if (listed) writeListings(listingsFile, { takenAt, trees: Object.fromEntries(roots.map((root, i) => [root, trees[i]])) });
+  return trees;
+}
+
+function treeUnchanged(tree: TreeListing, takenAt: number): boolean {
+  if (!Array.isArray(tree.folders) || !Array.isArray(tree.files) || tree.folders.length === 0) return false;
+  return tree.folders.every(([folder, mtime, ctime, ino]) => {
+    const st = fs.statSync(folder, { throwIfNoEntry: false });
+    if (!st) return ino === -1;
+    return st.isDirectory() && st.mtimeMs === mtime && st.ctimeMs === ctime && st.ino === ino && Math.max(mtime, ctime) < takenAt - UNSURE_MS;
+  });
+}
+
+/** The files under root, sorted by name at each level (a folder's files where the folder sorts), and every folder's metadata. */
+function listTree(root: string): TreeListing {
+  const tree: TreeListing = { folders: [], files: [] };
+  const walk = (dir: string) => {
+    // the folder's metadata before its entries: an entry changed after this moves its ctime past it
+    const st = fs.statSync(dir, { throwIfNoEntry: false });
+    if (!st?.isDirectory()) {
+      if (dir === root) tree.folders.push([dir, -1, -1, -1]);
+      return;
+    }
+    tree.folders.push([dir, st.mtimeMs, st.ctimeMs, st.ino]);
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const e of entries) {
+      if (e.isDirectory()) walk(path.join(dir, e.name));
+      else if (e.isFile()) tree.files.push(path.join(dir, e.name));
+    }
+  };
+  walk(root);
+  return tree;
+}
+
+function readListings(file: string): Listings | undefined {
+  try {
+    const listings = JSON.parse(fs.readFileSync(file, 'utf8')) as Listings;
+    return typeof listings.takenAt === 'number' && listings.trees && typeof listings.trees === 'object' ? listings : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeListings(file: string, listings: Listings): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(tmp, JSON.stringify(listings));
+    fs.renameSync(tmp, file);
+  } catch {
+    // a read-only install lists every time
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // nowhere to have left it
+    }
+  }
 }
 
 export function contentKey(files: string[]): string {
@@ -75,22 +162,6 @@ function inputMetadata(files: string[]): { hash: string; newest: number } {
     newest = Math.max(newest, st.mtimeMs, st.ctimeMs);
   }
   return { hash: hash.digest('hex'), newest };
-}
-
-/** The files under dir, sorted by name at each level (a folder's files where the folder sorts). */
-function listFiles(dir: string, into: string[] = []): string[] {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return into;
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const e of entries) {
-    if (e.isDirectory()) listFiles(path.join(dir, e.name), into);
-    else if (e.isFile()) into.push(path.join(dir, e.name));
-  }
-  return into;
 }
 
 // The file's first line is a fixed-width header, the content key and the metadata stamp, then the JSON:

@@ -343,6 +343,30 @@ describe('stackwright list', () => {
     assert.equal(await generate('third'), 'version two\n');
     fs.rmSync(dirs.root, { recursive: true, force: true });
   });
+  test('the folders\' last listing is reused only while no folder changed: a plugin added or removed later is seen', async () => {
+    const dirs = writeCatalogue({
+      'plugins/services/alpha/service.yaml': service('alpha', ''),
+    });
+    const snapshot = path.join(dirs.root, 'snapshot.json');
+    const env = { STACK_PLUGINS_DIR: dirs.plugins, STACK_CATALOGUE_DIR: dirs.catalogue, STACK_CATALOGUE_CACHE: snapshot };
+    const generate = (services: string, out: string) => cli(['generate', '--name', 'listed', '--services', services, '--out', path.join(dirs.root, out)], env);
+    // folders older than a coarse clock tick: their listing may be reused
+    await new Promise((r) => setTimeout(r, 2_100));
+    assert.equal((await generate('alpha', 'first')).code, 0);
+    assert.ok(fs.existsSync(`${snapshot}.inputs`), 'the listing is kept beside the snapshot');
+    assert.equal((await generate('alpha', 'second')).code, 0);
+    // a new plugin folder, a new file in an old folder: the listing no longer holds
+    fs.mkdirSync(path.join(dirs.plugins, 'services/zulu'));
+    fs.writeFileSync(path.join(dirs.plugins, 'services/zulu/service.yaml'), service('zulu', ''));
+    const added = await generate('alpha,zulu', 'third');
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(fs.readFileSync(path.join(dirs.root, 'third', 'docker-compose.yml'), 'utf8'), /^ {2}zulu:$/m);
+    fs.rmSync(path.join(dirs.plugins, 'services/zulu'), { recursive: true });
+    const removed = await generate('alpha,zulu', 'fourth');
+    assert.equal(removed.code, 2, 'zulu is gone');
+    assert.match(removed.stderr, /zulu/);
+    fs.rmSync(dirs.root, { recursive: true, force: true });
+  });
 });
 
 describe('stackwright generate: request shapes kept between runs', () => {

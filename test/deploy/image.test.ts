@@ -43,7 +43,7 @@ describe('the service image (runtime stage, without Docker)', () => {
     await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], app);
     // what `npm run build` adds beside the compiled code: the precompiled schema validators
     await run(process.execPath, [path.join(REPO_ROOT, 'scripts/build-validators.mjs')], REPO_ROOT);
-    fs.copyFileSync(path.join(REPO_ROOT, 'dist/validators.cjs'), path.join(app, 'dist/validators.cjs'));
+    fs.cpSync(path.join(REPO_ROOT, 'dist/validators'), path.join(app, 'dist/validators'), { recursive: true });
     fs.chmodSync(app, 0o755);
   });
 
