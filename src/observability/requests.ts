@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientAddress, type TrustedProxies } from '../http/client-address.js';
 import type { Logger } from './log.js';
+import { requestLineWriter } from './request-line.js';
 import type { Metrics } from './metrics.js';
 
 /** An id a proxy or client may send: bounded, and only characters that are safe in a log line and a header. */
@@ -38,6 +39,7 @@ export interface RequestObserver {
 }
 
 export function requestObserver({ log, metrics, trusted, logRequests }: { log: Logger; metrics: Metrics; trusted: TrustedProxies; logRequests: boolean }): RequestObserver {
+  const logLine = requestLineWriter(log);
   return {
     start(req, res) {
       const record: RequestRecord = { id: requestIdOf(req), route: UNMATCHED, started: performance.now() };
@@ -50,7 +52,7 @@ export function requestObserver({ log, metrics, trusted, logRequests }: { log: L
       const method = req.method ?? 'GET';
       metrics.requestDone(method, record.route, status, seconds);
       if (!logRequests) return;
-      log.info({
+      logLine({
         requestId: record.id, method, route: record.route, status, durationMs: Math.round(seconds * 1e4) / 10,
         client: clientAddress(req, trusted),
         // a fingerprint names the key in the log; the key itself never appears
