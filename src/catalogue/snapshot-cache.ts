@@ -10,12 +10,12 @@
 // git uses for its index). Any write to a file moves its ctime, which no tool can set back; a file changed
 // too close to the stamp to tell by time is hashed (snapshot-stamp.ts). docs/decisions.md has the reasoning.
 import fs from 'node:fs';
-import path from 'node:path';
 import { loadCatalogue, type LoadResult } from './load.js';
 import type { Problem } from './problems.js';
 import type { CatalogueDirs, RawCatalogue } from './read.js';
 import { buildSnapshot } from './snapshot.js';
 import { checkInputs, contentKey, HASH_HEX, headerLine, type InputsCheck, type Stamp } from './snapshot-stamp.js';
+import { writeFileAtomically } from '../files.js';
 
 export { checkInputs, trustedCatalogueKey, type InputsCheck } from './snapshot-stamp.js';
 
@@ -56,15 +56,8 @@ function readCache(file: string, key: string): CacheFile | undefined {
 }
 
 function writeCache(file: string, content: CacheFile, stamp: Stamp): void {
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    // a temporary name of this process's own: the server and a CLI may write the snapshot at once
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, `${headerLine(content.key, stamp)}\n${JSON.stringify(content, (_, v) => (v instanceof Map ? { $map: [...v] } : v))}`);
-    fs.renameSync(tmp, file);
-  } catch {
-    // a read-only install simply loads in full at every start
-  }
+  // a read-only install simply loads in full at every start
+  writeFileAtomically(file, `${headerLine(content.key, stamp)}\n${JSON.stringify(content, (_, v) => (v instanceof Map ? { $map: [...v] } : v))}`);
 }
 
 /** Rewrites the header's stamp in place (same length, same key). */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_HASH } from '../schemas.js';
 import type { CatalogueDirs } from './read.js';
+import { filesUnder, writeFileAtomically } from '../files.js';
 
 /** What the metadata stamp says of the inputs, and when it was taken (ms since the epoch). */
 export interface Stamp { metadata: string; takenAt: number }
@@ -91,31 +92,20 @@ function treeUnchanged(tree: TreeListing, takenAt: number): boolean {
   });
 }
 
-/** The files under root, sorted by name at each level (a folder's files where the folder sorts), and every folder's metadata. */
+/** The files under root (files.ts's order), and every folder's metadata. */
 function listTree(root: string): TreeListing {
-  const tree: TreeListing = { folders: [], files: [] };
-  const walk = (dir: string) => {
+  const folders: TreeListing['folders'] = [];
+  const files = filesUnder(root, (dir) => {
     // the folder's metadata before its entries: an entry changed after this moves its ctime past it
     const st = fs.statSync(dir, { throwIfNoEntry: false });
     if (!st?.isDirectory()) {
-      if (dir === root) tree.folders.push([dir, -1, -1, -1]);
-      return;
+      if (dir === root) folders.push([dir, -1, -1, -1]);
+      return false;
     }
-    tree.folders.push([dir, st.mtimeMs, st.ctimeMs, st.ino]);
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    entries.sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const e of entries) {
-      if (e.isDirectory()) walk(path.join(dir, e.name));
-      else if (e.isFile()) tree.files.push(path.join(dir, e.name));
-    }
-  };
-  walk(root);
-  return tree;
+    folders.push([dir, st.mtimeMs, st.ctimeMs, st.ino]);
+    return true;
+  });
+  return { folders, files };
 }
 
 function readListings(file: string): Listings | undefined {
@@ -128,19 +118,8 @@ function readListings(file: string): Listings | undefined {
 }
 
 function writeListings(file: string, listings: Listings): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(tmp, JSON.stringify(listings));
-    fs.renameSync(tmp, file);
-  } catch {
-    // a read-only install lists every time
-    try {
-      fs.rmSync(tmp, { force: true });
-    } catch {
-      // nowhere to have left it
-    }
-  }
+  // a read-only install lists every time
+  writeFileAtomically(file, JSON.stringify(listings));
 }
 
 export function contentKey(files: string[]): string {

@@ -24,6 +24,8 @@ export class CliShapes {
   /** the inputs' check against the snapshot, for the load that follows a miss */
   readonly check: InputsCheck | undefined;
   private readonly found: ShapeStore | undefined;
+  /** by catalogue key: a store's key reads the bundle templates, so it is worked out once a run */
+  private readonly stores = new Map<string, ShapeStore>();
 
   constructor(private readonly config: Config) {
     this.check = config.catalogueCacheFile ? checkInputs(catalogueDirs(config), config.catalogueCacheFile) : undefined;
@@ -48,13 +50,18 @@ export class CliShapes {
 
   /** Keeps the shape of a request just rendered in full (`bundle`), when it has one that binds exactly. */
   keep(generator: Generator, catalogueKey: string | undefined, request: GenerateRequest, bundle: Bundle, warnings: Warning[]): void {
-    if (!catalogueKey || !lateValues(request)) return;
+    if (!catalogueKey) return;
+    // null too for a request that binds no values
     const shape = generator.shapeFor(request, bundle);
     if (shape) this.storeFor(catalogueKey).put(shapeKey(request), { bundle: shape.bundle, warnings });
   }
 
   private storeFor(catalogueKey: string): ShapeStore {
-    return new ShapeStore(`${this.config.catalogueCacheFile}.shapes`, ShapeStore.inputsKey(catalogueKey, this.config.templatesDir, STACKWRIGHT_VERSION));
+    let store = this.stores.get(catalogueKey);
+    if (!store) {
+      store = new ShapeStore(`${this.config.catalogueCacheFile}.shapes`, ShapeStore.inputsKey(catalogueKey, this.config.templatesDir, STACKWRIGHT_VERSION));
+      this.stores.set(catalogueKey, store);
+    }
+    return store;
   }
 }
-

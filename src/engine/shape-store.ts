@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { filesUnder, writeFileAtomically } from '../files.js';
 import { deepFreeze } from '../freeze.js';
 import type { Bundle } from './bundle.js';
 import type { Warning } from '../errors.js';
@@ -51,21 +52,7 @@ export class ShapeStore {
 
   /** Keeps a shape; a store that cannot be written (a read-only install) keeps none, and says nothing. */
   put(shapeKey: string, shape: StoredShape): void {
-    const file = this.fileOf(shapeKey);
-    // a temporary name of this process's own: two runs may store the same shape at once
-    const tmp = `${file}.${process.pid}.tmp`;
-    try {
-      fs.mkdirSync(this.dir, { recursive: true });
-      fs.writeFileSync(tmp, JSON.stringify({ inputs: this.inputs, shape: shapeKey, ...shape }));
-      fs.renameSync(tmp, file);
-      this.prune();
-    } catch {
-      try {
-        fs.rmSync(tmp, { force: true });
-      } catch {
-        // there is no folder to leave it in
-      }
-    }
+    if (writeFileAtomically(this.fileOf(shapeKey), JSON.stringify({ inputs: this.inputs, shape: shapeKey, ...shape }))) this.prune();
   }
 
   /** Drops the oldest shapes beyond MAX_SHAPES (shapes of earlier inputs age out this way too). */
@@ -82,17 +69,4 @@ function wellFormed(bundle: unknown): bundle is Bundle {
   const b = bundle as Partial<Bundle> | undefined;
   return typeof b?.name === 'string' && typeof b.summary === 'object' && b.summary !== null
     && typeof b.files === 'object' && b.files !== null && Object.values(b.files).every((content) => typeof content === 'string');
-}
-
-/** The files under dir, in a fixed order. */
-function filesUnder(dir: string): string[] {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries
-    .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : e.isFile() ? [path.join(dir, e.name)] : []));
 }
