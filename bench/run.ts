@@ -288,7 +288,7 @@ if (runs('cli')) {
       import fs from 'node:fs';
       const files = JSON.parse(fs.readFileSync(0, 'utf8'));
       const t = performance.now();
-      (await import(${JSON.stringify(path.join(REPO_ROOT, 'dist/cli/bundle-dir.js'))})).writeBundle(${JSON.stringify(dir)}, files);
+      await (await import(${JSON.stringify(path.join(REPO_ROOT, 'dist/cli/bundle-dir.js'))})).writeBundle(${JSON.stringify(dir)}, files);
       console.log(performance.now() - t);
     `], { input: JSON.stringify(readTreeOf(path.join(out, 's1'))), encoding: 'utf8' });
     return Number(r.stdout.trim());

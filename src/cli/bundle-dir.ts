@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isExecutable } from '../engine/archive.js';
 
+const modeOf = (file: string) => (isExecutable(file) ? 0o755 : 0o644);
+
 /**
  * Writes one bundle file under dir, creating its folders (once each when `made` remembers them across
  * calls). The name comes from the engine, never from a user.
@@ -14,7 +16,7 @@ export function writeBundleFile(dir: string, file: string, content: string, made
     fs.mkdirSync(folder, { recursive: true });
     made?.add(folder);
   }
-  const mode = isExecutable(file) ? 0o755 : 0o644;
+  const mode = modeOf(file);
   try {
     // a new file takes its mode as it is made: one call, where most writes are into a new folder
     fs.writeFileSync(target, content, { mode, flag: 'wx' });
@@ -26,7 +28,38 @@ export function writeBundleFile(dir: string, file: string, content: string, made
   }
 }
 
-export function writeBundle(dir: string, files: Record<string, string>): void {
-  const made = new Set<string>();
-  for (const [file, content] of Object.entries(files)) writeBundleFile(dir, file, content, made);
+/**
+ * Writes a whole bundle under dir. Folders are made a level at a time and files all at once, on libuv's
+ * threads: creating a file or folder is kernel work that can take the better part of a millisecond on a
+ * busy file system (docs/architecture.md), and a stack is ~60 folders and ~70 files.
+ */
+export async function writeBundle(dir: string, files: Record<string, string>): Promise<void> {
+  fs.mkdirSync(dir, { recursive: true });
+  const levels: string[][] = [];
+  const seen = new Set<string>(['.']);
+  for (const file of Object.keys(files)) {
+    for (let folder = path.dirname(file); !seen.has(folder); folder = path.dirname(folder)) {
+      seen.add(folder);
+      const depth = folder.split('/').length - 1;
+      (levels[depth] ??= []).push(folder);
+    }
+  }
+  for (const level of levels) {
+    if (!level) continue;
+    await Promise.all(level.map((folder) => fs.promises.mkdir(path.join(dir, folder)).catch((e: NodeJS.ErrnoException) => {
+      // --force over an earlier stack: its folders are there already
+      if (e.code !== 'EEXIST') throw e;
+    })));
+  }
+  await Promise.all(Object.entries(files).map(async ([file, content]) => {
+    const target = path.join(dir, file);
+    const mode = modeOf(file);
+    try {
+      await fs.promises.writeFile(target, content, { mode, flag: 'wx' });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      await fs.promises.writeFile(target, content);
+      await fs.promises.chmod(target, mode);
+    }
+  }));
 }

@@ -122,7 +122,7 @@ export async function runGenerate(opts: GenerateOptions, io: Output): Promise<nu
   if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0 && !opts.force) {
     throw new CliFailure(`${dir} exists and is not empty: choose another --out, use --force to write over it, or run stackwright upgrade ${dir} to update a stack`);
   }
-  writeBundle(dir, bundle.files);
+  await writeBundle(dir, bundle.files);
   io.out(`${io.style.green('wrote')} ${Object.keys(bundle.files).length} files to ${dir}`);
   io.out(`  ${bundle.summary.services} services, ${bundle.summary.skills} skill packs, proxy ${bundle.summary.proxy}`);
   io.out(`  memory: needs about ${bundle.summary.estimatedMemoryMB} MB (the parts' minimums), at most ${bundle.summary.memoryLimitMB} MB (their limits)`);

@@ -161,6 +161,21 @@ describe('stackwright generate', () => {
     assert.match(again.stderr, /is not empty/);
   });
 
+  test('--force writes over an earlier stack: edited files get our content and modes back, folders that exist are reused', async () => {
+    const api = (await (await server.post('/api/v1/generate', request, { Authorization: `Bearer ${KEY}` })).json()) as { data: { files: Record<string, string> } };
+    const dir = path.join(tmp(), 'stack');
+    const flags = ['generate', '--name', 'offline', '--preset', 'research-assistant', '--proxy', 'caddy', '--domain', 'example.com', '--out', dir];
+    assert.equal((await cli(flags)).code, 0);
+    fs.writeFileSync(path.join(dir, 'scripts/start.sh'), 'echo edited\n');
+    fs.chmodSync(path.join(dir, 'scripts/start.sh'), 0o600);
+    fs.rmSync(path.join(dir, 'README.md'));
+    const forced = await cli([...flags, '--force']);
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.deepEqual(readTree(dir), api.data.files);
+    assert.equal(fs.statSync(path.join(dir, 'scripts/start.sh')).mode & 0o777, 0o755);
+    assert.equal(fs.statSync(path.join(dir, 'README.md')).mode & 0o777, 0o644);
+  });
+
   test('a reader that stops early (| head -1) ends the output, not the command: files written, exit 0, no stack trace', async () => {
     const dir = tmp();
     const out = path.join(dir, 'stack');

@@ -26,7 +26,13 @@ export async function readTarGz(gz: Buffer): Promise<TarEntry[]> {
   return entries;
 }
 
-export { writeBundle } from '../../src/cli/bundle-dir.js';
+import { writeBundleFile } from '../../src/cli/bundle-dir.js';
+
+/** A bundle written to dir one file after another, with the CLI's names and modes (the CLI's own parallel writer is tested through the command). */
+export function writeBundle(dir: string, files: Record<string, string>): void {
+  const made = new Set<string>();
+  for (const [file, content] of Object.entries(files)) writeBundleFile(dir, file, content, made);
+}
 
 /** Every ${VAR} the compose file interpolates, and whether it has a default. */
 export function composeVariables(compose: string): { name: string; hasDefault: boolean }[] {
