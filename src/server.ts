@@ -9,6 +9,7 @@ import { ClientAborted, readJsonBody } from './http/body.js';
 import { guardConnections } from './http/connections.js';
 import { lingerAfterAnswer } from './http/lingering-close.js';
 import { sendCacheableEnvelope, sendData, sendEnvelope, sendError } from './http/envelope.js';
+import { stagedHeadersResponse, type StackResponse } from './http/staged-headers.js';
 import { catalogueRoutes } from './routes/catalogue-routes.js';
 import { writeRoutes } from './routes/write-routes.js';
 import { openApiRoute } from './routes/openapi.js';
@@ -31,6 +32,9 @@ interface RequestTarget {
   query: URLSearchParams;
 }
 
+/** The query of a target without one, shared by those requests: routes only read their query. */
+const NO_QUERY = new URLSearchParams();
+
 /**
  * A path that URL parsing would return unchanged: only RFC 3986 path characters, no percent-escape, no
  * query. Most requests are such, and taking them as they are spares a URL object per request.
@@ -51,7 +55,7 @@ function requestTarget(req: IncomingMessage): RequestTarget {
   if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path)) {
     throw new ApiError('NOT_FOUND', `no endpoint at ${path}: paths with . or .. segments are not resolved; send the path itself`);
   }
-  if (PLAIN_PATH.test(target)) return { pathname: target, query: new URLSearchParams() };
+  if (PLAIN_PATH.test(target)) return { pathname: target, query: NO_QUERY };
   try {
     const url = new URL(`http://localhost${target.startsWith('/') ? '' : '/'}${target}`);
     return { pathname: url.pathname, query: url.searchParams };
@@ -118,14 +122,14 @@ export function createServer(deps: AppDeps): AppServer {
    * the cap, an error before the limit was taken): the read bucket as it stands, since every response
    * carries them (spec section 8).
    */
-  async function uncountedLimitHeaders(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (res.headersSent || res.hasHeader('X-RateLimit-Limit')) return;
+  async function uncountedLimitHeaders(req: IncomingMessage, res: StackResponse): Promise<void> {
+    if (res.headersSent || res.hasStaged('X-RateLimit-Limit') || res.hasHeader('X-RateLimit-Limit')) return;
     const headers = await rateLimiter.peek('read', callerIdentity(req, keys.check(req).keyId, trusted));
     if (res.headersSent) return;
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(headers)) res.stage(name, value);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void> {
+  async function handle(req: IncomingMessage, res: StackResponse, record: RequestRecord): Promise<void> {
     // a target that is refused is refused after the limit is taken, so its answer carries the headers too
     let url: RequestTarget | undefined;
     let refusedTarget: ApiError | undefined;
@@ -179,7 +183,7 @@ export function createServer(deps: AppDeps): AppServer {
     const taken = rateLimiter.take(bucket, identity);
     // counted in memory, the decision is here already: awaiting it would cost a tick for nothing
     const limit = taken instanceof Promise ? await taken : taken;
-    for (const name in limit.headers) res.setHeader(name, limit.headers[name]);
+    for (const name in limit.headers) res.stage(name, limit.headers[name]);
     if (!limit.allowed) {
       req.resume();
       throw rateLimitedError(bucket, limit);
@@ -204,7 +208,9 @@ export function createServer(deps: AppDeps): AppServer {
         : 'this endpoint needs an API key: send Authorization: Bearer <key>', { headers: { 'WWW-Authenticate': 'Bearer' } });
     }
     const body = route.method === 'POST' ? await readJsonBody(req, config.bodyLimitBytes) : undefined;
-    const reply = await route.handle({ req, params: found!.params, query: url.query, body });
+    const answer = route.handle({ req, params: found!.params, query: url.query, body });
+    // most reads answer at once: awaiting a value would cost a tick for nothing
+    const reply = answer instanceof Promise ? await answer : answer;
     if ('body' in reply) {
       res.writeHead(200, { ...reply.headers, 'Content-Length': reply.body.length });
       res.end(reply.body);
@@ -220,13 +226,15 @@ export function createServer(deps: AppDeps): AppServer {
   let idleResolve: (() => void) | undefined;
   // sockets not yet reaped are checked every second, so a connection that never sends its request line
   // is closed after headersTimeout instead of at Node's 30-second check
-  const server = nodeHttp().createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
+  // every answer is a StackResponse: the server's own headers are staged on it (http/staged-headers.ts)
+  const server = nodeHttp().createServer({ connectionsCheckingInterval: 1_000, ServerResponse: stagedHeadersResponse() as unknown as typeof ServerResponse }, (req, response) => {
+    const res = response as StackResponse;
     const record = observer.start(req, res);
     connections.requestStarted(req);
     inFlight++;
     deps.idleMemory?.activity(inFlight);
     // while draining, every answer closes its connection, so keep-alive clients go to another instance
-    if (draining) res.setHeader('Connection', 'close');
+    if (draining) res.stage('Connection', 'close');
     // one listener for everything that ends with the response (each costs an allocation per request)
     res.once('close', () => {
       observer.finish(req, res, record);

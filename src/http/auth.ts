@@ -17,6 +17,9 @@ export interface KeyCheck {
   presented: boolean;
 }
 
+/** The answer for a request without credentials (most reads), made once. */
+const NO_KEY: KeyCheck = Object.freeze({ presented: false });
+
 export class ApiKeys {
   private readonly digests: Buffer[];
 
@@ -32,7 +35,7 @@ export class ApiKeys {
 
   check(req: IncomingMessage): KeyCheck {
     const header = req.headers.authorization;
-    if (typeof header !== 'string') return { presented: false };
+    if (typeof header !== 'string') return NO_KEY;
     // RFC 9110 11.4 and 11.6.2: the scheme is case-insensitive, then one or more spaces (SP only: not
     // tabs or no-break spaces), then a token68; Node has already trimmed the header's outer whitespace
     const match = TOKEN68_CREDENTIALS.exec(header);

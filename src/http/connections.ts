@@ -111,10 +111,7 @@ export class ConnectionTable {
     if (!connection) return;
     connection.underWay++;
     connection.request = req;
-    for (const group of this.groupsOf(connection)) {
-      group.idle.delete(connection);
-      group.busy.add(connection);
-    }
+    this.moveTo('busy', connection);
   }
 
   requestEnded(req: http.IncomingMessage): void {
@@ -123,14 +120,18 @@ export class ConnectionTable {
     connection.underWay = 0;
     connection.request = undefined;
     connection.idleSince = this.now();
-    for (const group of this.groupsOf(connection)) {
-      group.busy.delete(connection);
-      group.idle.add(connection);
-    }
+    this.moveTo('idle', connection);
   }
 
-  private groupsOf(connection: Connection): ConnectionGroup[] {
-    return connection.group ? [connection.group, this.all] : [this.all];
+  /** Moves a connection between idle and busy in its address's group and in the whole table (no array: twice a request). */
+  private moveTo(state: 'idle' | 'busy', connection: Connection): void {
+    const from = state === 'idle' ? 'busy' : 'idle';
+    if (connection.group) {
+      connection.group[from].delete(connection);
+      connection.group[state].add(connection);
+    }
+    this.all[from].delete(connection);
+    this.all[state].add(connection);
   }
 
   /** Whether `group` has a place under `cap`, closing a connection that holds one without using it. */

@@ -4,6 +4,7 @@
 // its one close listener per request.
 import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StagedHeaders } from '../http/staged-headers.js';
 import { clientAddress, type TrustedProxies } from '../http/client-address.js';
 import type { Logger } from './log.js';
 import { requestLineWriter } from './request-line.js';
@@ -33,7 +34,7 @@ export function requestIdOf(req: IncomingMessage): string {
 
 export interface RequestObserver {
   /** Starts the record of a request: sets X-Request-Id on the answer. */
-  start(req: IncomingMessage, res: ServerResponse): RequestRecord;
+  start(req: IncomingMessage, res: StagedHeaders): RequestRecord;
   /** Ends it once the response has closed (answered, or the client went away): its log line and metrics. */
   finish(req: IncomingMessage, res: ServerResponse, record: RequestRecord): void;
 }
@@ -43,7 +44,7 @@ export function requestObserver({ log, metrics, trusted, logRequests }: { log: L
   return {
     start(req, res) {
       const record: RequestRecord = { id: requestIdOf(req), route: UNMATCHED, started: performance.now() };
-      res.setHeader('X-Request-Id', record.id);
+      res.stage('X-Request-Id', record.id);
       return record;
     },
     finish(req, res, record) {

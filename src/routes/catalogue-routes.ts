@@ -16,6 +16,7 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
   const allServices = [...catalogue.services.values()].map((s) => serviceView(catalogue, s));
   const encode = (data: unknown) => successEnvelope(JSON.stringify(data));
   const servicesById = new Map(allServices.map((s) => [s.id, encode(s)]));
+  const everyService = encode({ total: allServices.length, services: allServices });
   const skills = encode({ total: catalogue.skillPacks.size, skillPacks: [...catalogue.skillPacks.values()].map(skillPackView) });
   const presets = encode({ presets: [...catalogue.presets.values()].map(presetListView) });
   const presetDetails = new Map([...catalogue.presets.values()].map((p) => [p.id, encode(presetDetailView(catalogue, p))]));
@@ -35,6 +36,8 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
         { name: 'maturity', description: 'stable, beta or experimental' },
       ],
     }, ({ query }) => {
+      // the whole list, the request almost every client sends
+      if (query.size === 0) return { envelope: everyService };
       const errors: string[] = [];
       for (const key of new Set(query.keys())) {
         if (!SERVICE_FILTERS.includes(key)) errors.push(`unknown query parameter "${key}": the filters are ${SERVICE_FILTERS.join(', ')}`);
