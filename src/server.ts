@@ -235,8 +235,9 @@ export function createServer(deps: AppDeps): AppServer {
     deps.idleMemory?.activity(inFlight);
     // while draining, every answer closes its connection, so keep-alive clients go to another instance
     if (draining) res.stage('Connection', 'close');
-    // one listener for everything that ends with the response (each costs an allocation per request)
-    res.once('close', () => {
+    // one listener for everything that ends with the response (each costs an allocation per request);
+    // 'close' comes once, so `on` spares the wrapper `once` would make
+    res.on('close', () => {
       observer.finish(req, res, record);
       connections.requestEnded(req);
       inFlight--;
