@@ -1,6 +1,6 @@
 // Runtime settings from the environment (docs/configuration.md lists each). Parsed once at start;
 // a bad value stops the service with a message naming the variable.
-import fs from 'node:fs';
+import { fs } from './node-builtins.js';
 import path from 'node:path';
 import { isToken68 } from './http/auth.js';
 import { parseTrustedProxy } from './http/client-address.js';

@@ -1,5 +1,6 @@
 // Two file-system steps the caches share (the catalogue snapshot, its listing, the CLI's stored shapes).
-import fs from 'node:fs';
+import type { Dirent } from 'node:fs';
+import { fs } from './node-builtins.js';
 import path from 'node:path';
 
 /**
@@ -11,7 +12,7 @@ export function filesUnder(root: string, enter: (dir: string) => boolean = () =>
   const files: string[] = [];
   const walk = (dir: string) => {
     if (!enter(dir)) return;
-    let entries: fs.Dirent[];
+    let entries: Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch {

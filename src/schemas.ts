@@ -2,7 +2,7 @@
 // `npm run build` precompiles them (ajv standalone, dist/validators/<schema>.cjs) so a start pays no
 // compile; when a file is missing or was built from other schemas, that schema is compiled here on first use.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
+import { fs } from './node-builtins.js';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';

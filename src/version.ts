@@ -1,5 +1,5 @@
 // The service's release version, from package.json (one read, at import).
-import fs from 'node:fs';
+import { fs } from './node-builtins.js';
 import path from 'node:path';
 import { REPO_ROOT } from './config.js';
 

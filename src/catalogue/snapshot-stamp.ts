@@ -3,7 +3,7 @@
 // from the snapshot itself so a caller that only asks whether the catalogue changed (the CLI's stored
 // shapes) loads none of the loader.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
+import { fs } from '../node-builtins.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_HASH } from '../schemas.js';

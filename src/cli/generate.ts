@@ -1,6 +1,6 @@
 // `stackwright generate`: a stack offline, from a request file and/or flags, written to a folder or a
 // .tar.gz. The request is checked and rendered by the API's own code, so the files are byte-identical.
-import fs from 'node:fs';
+import { fs } from '../node-builtins.js';
 import path from 'node:path';
 import { parseStackRequest } from '../routes/request.js';
 import { writeBundle } from './bundle-dir.js';

@@ -4,12 +4,13 @@
 // Each command's modules are imported when it runs (`generate` never loads the linter, the diff library,
 // the server or the MCP SDK): start-up time is most of a one-off command's time.
 import nodeModule from 'node:module';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import { util } from '../node-builtins.js';
 import { didYouMean } from '../catalogue/problems.js';
 import { STACKWRIGHT_VERSION } from '../version.js';
 import type { GenerateOptions } from './generate.js';
 import type { ListOptions } from './list.js';
-import { CliFailure, EXIT, terminalOutput, UsageError, type Output } from './output.js';
+import { CliFailure, EXIT, standardOutput, UsageError, type Output } from './output.js';
 import type { UpgradeOptions } from './upgrade.js';
 
 const HELP = `stackwright ${STACKWRIGHT_VERSION}: Docker Compose stacks for AI-agent frameworks
@@ -135,7 +136,7 @@ async function commandHelp(command: string): Promise<string> {
   return COMMAND_HELP.list.replace(LIST_KINDS_SLOT, LIST_KINDS.join('|'));
 }
 
-export async function runCli(argv: string[], io: Output = terminalOutput()): Promise<number> {
+export async function runCli(argv: string[], io: Output = standardOutput()): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     const topic = command === 'help' ? rest[0] : undefined;
@@ -156,7 +157,7 @@ export async function runCli(argv: string[], io: Output = terminalOutput()): Pro
   }
   try {
     checkOptionNames(command, rest);
-    const parsed = parseArgs({ args: rest, options: OPTIONS[command], allowPositionals: true, strict: true });
+    const parsed = util.parseArgs({ args: rest, options: OPTIONS[command], allowPositionals: true, strict: true });
     const { positionals } = parsed;
     const values = parsed.values as Record<string, string | boolean | undefined>;
     switch (command) {

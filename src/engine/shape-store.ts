@@ -5,7 +5,7 @@
 // render byte for byte, and found again only under the same inputs: the catalogue's content key (which
 // covers the loader's and the engine's code), the bundle templates' content and the version.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
+import { fs } from '../node-builtins.js';
 import path from 'node:path';
 import { filesUnder, writeFileAtomically } from '../files.js';
 import { deepFreeze } from '../freeze.js';

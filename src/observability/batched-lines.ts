@@ -3,7 +3,7 @@
 // (sonic-boom) appends each line to one growing string and measures that string's byte length on every
 // line, which copies it each time: at 16 kB batches that was ~3 % again. Here a batch is a list of lines,
 // joined once when it is written.
-import fs from 'node:fs';
+import { fs } from '../node-builtins.js';
 
 /** Blocks this thread for `ms` (a full pipe: the reader needs a moment). */
 function pause(ms: number): void {
