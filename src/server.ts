@@ -1,7 +1,7 @@
 // The HTTP server: routing (find-my-way), then for every request the same steps in one place:
 // rate limit → auth → body → handler → envelope. Routes only return data or throw ApiError.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { nodeHttp } from './http/node-http.js';
+import { nodeHttp } from './node-builtins.js';
 import FindMyWay from 'find-my-way';
 import type { AppDeps } from './app-deps.js';
 import { ApiError } from './errors.js';
@@ -123,7 +123,7 @@ export function createServer(deps: AppDeps): AppServer {
    * carries them (spec section 8).
    */
   async function uncountedLimitHeaders(req: IncomingMessage, res: StackResponse): Promise<void> {
-    if (res.headersSent || res.hasStaged('X-RateLimit-Limit') || res.hasHeader('X-RateLimit-Limit')) return;
+    if (res.headersSent || res.hasStaged('X-RateLimit-Limit')) return;
     const headers = await rateLimiter.peek('read', callerIdentity(req, keys.check(req).keyId, trusted));
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(headers)) res.stage(name, value);

@@ -1,7 +1,7 @@
 // The response envelope of spec section 1: { ok: true, data } or { ok: false, error: { code, message, details? } }.
 import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { nodeHttp } from './node-http.js';
+import { nodeHttp } from '../node-builtins.js';
 import { ApiError } from '../errors.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -6,7 +6,7 @@
 // one from write or end), so a staged header is never left out, whoever writes the answer (our routes,
 // the MCP transport, the web page).
 import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { nodeHttp } from './node-http.js';
+import { nodeHttp } from '../node-builtins.js';
 
 export interface StagedHeaders {
   /** A header for the answer, whoever sends it; a later stage of the same name replaces it. */
@@ -21,7 +21,7 @@ type HeaderList = (string | number | OutgoingHttpHeader)[];
 
 let responseClass: (new (req: IncomingMessage) => StackResponse) | undefined;
 
-/** The ServerResponse class the server is made with (node:http is loaded on first use, see node-http.ts). */
+/** The ServerResponse class the server is made with (node:http is loaded on first use, see node-builtins.ts). */
 export function stagedHeadersResponse(): new (req: IncomingMessage) => StackResponse {
   return (responseClass ??= class extends nodeHttp().ServerResponse<IncomingMessage> implements StagedHeaders {
     /** name, value, name, value: the order they were staged in */
@@ -30,18 +30,18 @@ export function stagedHeadersResponse(): new (req: IncomingMessage) => StackResp
     private mapped = false;
 
     stage(name: string, value: string): void {
-      for (let i = 0; i < this.staged.length; i += 2) {
-        if (this.staged[i] === name) {
-          this.staged[i + 1] = value;
-          return;
-        }
-      }
-      this.staged.push(name, value);
+      const at = this.stagedAt(name);
+      if (at < 0) this.staged.push(name, value);
+      else this.staged[at + 1] = value;
     }
 
     hasStaged(name: string): boolean {
-      for (let i = 0; i < this.staged.length; i += 2) if (this.staged[i] === name) return true;
-      return false;
+      return this.stagedAt(name) >= 0;
+    }
+
+    private stagedAt(name: string): number {
+      for (let i = 0; i < this.staged.length; i += 2) if (this.staged[i] === name) return i;
+      return -1;
     }
 
     override setHeader(name: string, value: number | string | readonly string[]): this {
@@ -57,26 +57,27 @@ export function stagedHeadersResponse(): new (req: IncomingMessage) => StackResp
     override writeHead(statusCode: number, reasonOrHeaders?: string | OutgoingHttpHeaders | HeaderList, maybeHeaders?: OutgoingHttpHeaders | HeaderList): this {
       const reason = typeof reasonOrHeaders === 'string' ? reasonOrHeaders : undefined;
       const headers = typeof reasonOrHeaders === 'string' ? maybeHeaders : reasonOrHeaders;
+      const send = (all: OutgoingHttpHeaders | HeaderList | undefined) => (reason === undefined
+        ? super.writeHead(statusCode, all as OutgoingHttpHeaders)
+        : super.writeHead(statusCode, reason, all as OutgoingHttpHeaders));
       const staged = this.staged;
       this.staged = [];
-      if (staged.length === 0) return reason === undefined ? super.writeHead(statusCode, headers as OutgoingHttpHeaders) : super.writeHead(statusCode, reason, headers as OutgoingHttpHeaders);
+      if (staged.length === 0) return send(headers);
       if (this.mapped || Array.isArray(headers)) {
         // Node merges into its map: ours go in first, so the answer's own headers win over them
         for (let i = 0; i < staged.length; i += 2) if (!this.hasHeader(staged[i])) super.setHeader(staged[i], staged[i + 1]);
-        return reason === undefined ? super.writeHead(statusCode, headers as OutgoingHttpHeaders) : super.writeHead(statusCode, reason, headers as OutgoingHttpHeaders);
+        return send(headers);
       }
       // one flat list, Node's direct path; a header the answer sets itself (spelt as we spell it) replaces a staged one
       const list: string[] = [];
       for (let i = 0; i < staged.length; i += 2) if (!headers || !Object.hasOwn(headers, staged[i])) list.push(staged[i], staged[i + 1]);
-      if (headers) {
-        for (const name in headers) {
-          const value = headers[name];
-          if (value === undefined) continue;
-          if (Array.isArray(value)) for (const one of value) list.push(name, String(one));
-          else list.push(name, String(value));
-        }
+      for (const name in headers) {
+        const value = headers[name];
+        if (value === undefined) continue;
+        if (Array.isArray(value)) for (const one of value) list.push(name, String(one));
+        else list.push(name, String(value));
       }
-      return reason === undefined ? super.writeHead(statusCode, list) : super.writeHead(statusCode, reason, list);
+      return send(list);
     }
   } as unknown as new (req: IncomingMessage) => StackResponse);
 }

@@ -2,7 +2,8 @@
 // per request, so any instance behind a load balancer answers any request and a catalogue hot reload is
 // seen by the next call). The same bearer key as the API, and the same rate-limit buckets as the matching
 // API operations: validate_stack counts as a write, generate_stack as a generate, everything else as a read.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { StackResponse } from '../http/staged-headers.js';
 import { ApiError } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { callerIdentity, type TrustedProxies } from '../http/client-address.js';
@@ -16,7 +17,7 @@ export const MCP_PATH = '/mcp';
 const MAX_BATCH = 20;
 
 /** The handler of /mcp; `deps` is read at every request (the catalogue and generator may be swapped). */
-export function mcpHandler(deps: AppDeps, generations: WorkQueue, trusted: TrustedProxies): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function mcpHandler(deps: AppDeps, generations: WorkQueue, trusted: TrustedProxies): (req: IncomingMessage, res: StackResponse) => Promise<void> {
   const engine: McpEngine = {
     catalogue: () => deps.engine.current.catalogue,
     generator: () => deps.engine.current.generator,
@@ -25,9 +26,9 @@ export function mcpHandler(deps: AppDeps, generations: WorkQueue, trusted: Trust
   };
 
   /** Spends a token of the bucket (the headers set either way); the refusal when it is spent. */
-  const take = async (bucket: BucketName, identity: string, res: ServerResponse, forToolResult = false): Promise<ApiError | undefined> => {
+  const take = async (bucket: BucketName, identity: string, res: StackResponse, forToolResult = false): Promise<ApiError | undefined> => {
     const limit = await deps.rateLimiter.take(bucket, identity);
-    for (const [name, value] of Object.entries(limit.headers)) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(limit.headers)) res.stage(name, value);
     return limit.allowed ? undefined : rateLimitedError(bucket, limit, forToolResult);
   };
 
