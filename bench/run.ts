@@ -142,7 +142,6 @@ function swapPool(base: GenerateRequest): string[] {
   return [...catalogue.services.keys()].filter((id) => !inSet.has(id) && !resolve(catalogue, { ...base, preset: undefined, services: [...inSet].slice(1).concat(id) }).conflicts.length);
 }
 
-const perService: { size: number; median: number; cpu: number }[] = [];
 function inProcess(label: string, base: GenerateRequest, size: number, goalMs: number | undefined, goalP99: number | undefined) {
   // fewer samples of the large stack: a render of it takes ~10 times as long
   const runs = Math.round((quick ? 300 : 2000) / (size > 100 ? 4 : 1));
@@ -185,21 +184,53 @@ function inProcess(label: string, base: GenerateRequest, size: number, goalMs: n
   record(`${label}: other services (renders), median`, goalMs === undefined ? '' : `(≤ ${goalMs} ms for new content)`, `${ms(os_.median)} (CPU ${ms(osCpu.median)})`, goalMs === undefined ? undefined : os_.median <= goalMs, os_.median);
   record(`${label}: cold, new name + domain, median`, '', ms(cold.median), undefined, cold.median);
   record(`${label}: no caches, median`, '', ms(bare.median), undefined, bare.median);
-  perService.push({ size, median: os_.median, cpu: osCpu.median });
   return generator;
+}
+
+/**
+ * Whether the cost stays linear in the number of services: the other-services kind (a swapped service, so
+ * something renders) at five sizes cut from the ~200-service request, sampled in turns (a busy minute lands
+ * on every size alike), CPU-time medians. The figure is the marginal cost of a service in the upper half of
+ * the range over that in the lower half: 1 is linear, a term growing faster than the count shows above it.
+ */
+function sizeSweep() {
+  const fractions = [0.125, 0.25, 0.5, 0.75, 1];
+  const points = fractions.map((f) => {
+    const services = large.services!.slice(0, Math.round(f * large.services!.length));
+    const inSet = new Set(services);
+    // the packs whose services are all in the cut (largeRequest puts the packs' services first)
+    const skills = large.skills!.filter((id) => catalogue.skillPacks.get(id)!.manifest.requiredServices.every((s) => inSet.has(s)));
+    const base: GenerateRequest = { ...large, services, skills };
+    const check = resolve(catalogue, base);
+    if (check.errors.length || check.conflicts.length) throw new Error(`the ${services.length}-service cut does not resolve: ${check.errors.join('; ')}`);
+    const make = kinds(base, swapPool(base))['other services'];
+    const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
+    for (let i = 0; i < 20; i++) generator.generate(make(1_000_000 + i));
+    return { size: check.resolvedServices.length, make, generator, cpu: [] as number[] };
+  });
+  for (let i = 0; i < (quick ? 20 : 80); i++) {
+    for (const p of points) p.cpu.push(timeWithCpu(() => p.generator.generate(p.make(i)))[1]);
+  }
+  const xs = points.map((p) => p.size);
+  const ys = points.map((p) => stats(p.cpu).median);
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  const [mx, my] = [mean(xs), mean(ys)];
+  const slope = xs.reduce((s, x, i) => s + (x - mx) * (ys[i] - my), 0) / xs.reduce((s, x) => s + (x - mx) ** 2, 0);
+  const intercept = my - slope * mx;
+  const r2 = 1 - ys.reduce((s, y, i) => s + (y - (intercept + slope * xs[i])) ** 2, 0) / ys.reduce((s, y) => s + (y - my) ** 2, 0);
+  const mid = 2;
+  const lower = (ys[mid] - ys[0]) / (xs[mid] - xs[0]);
+  const upper = (ys[4] - ys[mid]) / (xs[4] - xs[mid]);
+  const us = (n: number) => (n * 1000).toFixed(0);
+  console.log(`cost by size (other services, CPU-time medians, n=${points[0].cpu.length} each, sampled in turns): ${points.map((p, i) => `${p.size} containers ${ms(ys[i])}`).join(', ')}`);
+  console.log(`  least-squares line: ${us(slope)} µs a service + ${ms(intercept)} (R² ${r2.toFixed(3)}); an added service costs ${us(lower)} µs between ${xs[0]} and ${xs[mid]} containers, ${us(upper)} µs between ${xs[mid]} and ${xs[4]}\n`);
+  record('cost per added service (other services)', 'linear (upper ÷ lower half ≤ 1.25)', `${(upper / lower).toFixed(2)}: ${us(upper)} µs CPU a service at ${xs[mid]}-${xs[4]}, ${us(lower)} at ${xs[0]}-${xs[mid]} (R² ${r2.toFixed(3)})`, upper / lower <= 1.25);
 }
 
 if (runs('inprocess')) {
   inProcess(`preset ${largest.id}`, request, largest.size, 0.5, 2);
   inProcess(`${large.services!.length} services + ${large.skills!.length} skill packs`, large, largeSize, 5, undefined);
-  {
-    // in CPU time too: on a loaded machine the wall time of the larger (longer) render is stretched more
-    const [a, b] = perService;
-    const slope = (key: 'median' | 'cpu') => (((b[key] - a[key]) / (b.size - a.size)) * 1000).toFixed(0);
-    const each = (key: 'median' | 'cpu') => perService.map((p) => ((p[key] / p.size) * 1000).toFixed(0)).join(' vs ');
-    console.log(`cost per service (other services, between the two sizes): ${slope('median')} µs wall, ${slope('cpu')} µs CPU; per service at ${perService.map((p) => p.size).join(' and ')}: ${each('median')} µs wall, ${each('cpu')} µs CPU`);
-    record('cost per added service (other services)', 'linear', `${each('cpu')} µs CPU/service at ${perService.map((p) => p.size).join(' and ')} (wall ${each('median')})`);
-  }
+  sizeSweep();
 
   // a fresh bundle each time (no bundle cache), so every archive is really built
   {
