@@ -33,6 +33,8 @@ function setup(request: Parameters<Generator['generate']>[0], opts: { noDocker?:
 echo "$*" >> ${JSON.stringify(log)}
 case "$*" in
   "compose ps -q") echo c1 ;;
+  # one service's running container: the proxy runs when FAKE_PROXY_RUNNING says so
+  "compose ps -q "*) [ -n "\${FAKE_PROXY_RUNNING:-}" ] && echo c1 ;;
   "run --rm -i "*) cat >/dev/null; printf 'stackwright:$2y$10$0123456789abcdefghijkuVWXYZ0123456789abcdefghijklmnopq\n\n' ;; # htpasswd -n ends its record with an empty line
   "ps --filter publish="*)
     if [ -n "\${FAKE_PORT_HOLDER:-}" ] && [[ "$*" == *"publish=\${FAKE_PORT_HOLDER%%=*} "* ]]; then
@@ -110,10 +112,11 @@ describe('scripts/start.sh', () => {
     assert.equal(env.get('POSTGRESQL_POSTGRES_USER'), 'stack');
   });
 
-  test('hashes the proxy password into the proxy config before start, restarts the proxy, and only again after .env changes', () => {
-    const { dir, run, calls } = setup({ name: 'guarded', preset: 'automation-hub', proxy: 'caddy', domain: 'example.com' });
+  test('hashes the proxy password into the proxy config before start; restarts the proxy only when it ran with the old one', () => {
+    const { dir, run, runWith, calls } = setup({ name: 'guarded', preset: 'automation-hub', proxy: 'caddy', domain: 'example.com' });
     run('scripts/start.sh');
-    fs.appendFileSync(path.join(dir, '.env'), 'OPENAI_API_KEY=sk-test\n');
+    const envFile = path.join(dir, '.env');
+    fs.appendFileSync(envFile, 'OPENAI_API_KEY=sk-test\n');
     const res = run('scripts/start.sh');
     assert.equal(res.status, 0, res.stderr + res.stdout);
     const auth = fs.readFileSync(path.join(dir, 'caddy/basic-auth.caddy'), 'utf8');
@@ -121,10 +124,23 @@ describe('scripts/start.sh', () => {
     const log = calls();
     const hash = log.findIndex((l) => /^run --rm -i httpd:[0-9.]+-alpine htpasswd -niBC 10 stackwright$/.test(l));
     assert.ok(hash >= 0 && hash < log.indexOf('compose up -d --remove-orphans'), log.join('\n'));
-    assert.ok(log.indexOf('compose restart caddy') > log.indexOf('compose up -d --remove-orphans'), log.join('\n'));
-    const before = calls().length;
-    assert.equal(run('scripts/start.sh').status, 0);
-    assert.ok(!calls().slice(before).some((l) => l.startsWith('run --rm -i')), 'unchanged .env: no new hash');
+    // the proxy `up` starts reads the new file: a restart would only cut short its first certificate requests
+    assert.ok(!log.includes('compose restart caddy'), log.join('\n'));
+
+    let before = calls().length;
+    assert.equal(runWith({ FAKE_PROXY_RUNNING: '1' }, 'scripts/start.sh').status, 0);
+    assert.ok(!calls().slice(before).some((l) => l.startsWith('run --rm -i') || l === 'compose restart caddy'), 'unchanged .env: no new hash, no restart');
+
+    // a new password while the proxy runs: hashed, and the running proxy restarted after up to read it
+    fs.appendFileSync(envFile, 'STACK_PROXY_PASSWORD=changed-password\n');
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(envFile, later, later);
+    before = calls().length;
+    const changed = runWith({ FAKE_PROXY_RUNNING: '1' }, 'scripts/start.sh');
+    assert.equal(changed.status, 0, changed.stderr + changed.stdout);
+    const after = calls().slice(before);
+    assert.ok(after.some((l) => l.startsWith('run --rm -i')), after.join('\n'));
+    assert.ok(after.indexOf('compose restart caddy') > after.indexOf('compose up -d --remove-orphans'), after.join('\n'));
   });
 
   test('a second run keeps .env as it is, secrets and user edits alike', () => {

@@ -1,5 +1,6 @@
 // A stack's data through its own scripts on the real engine: a backup restores what it saved, a live backup
-// dumps the database without stopping it and verify proves it, a damaged archive deletes nothing, an update pulls
+// dumps the database without stopping it and verify proves it (leaving nothing behind), a damaged archive
+// deletes nothing, a restore onto an engine without the stack's volumes brings it all back, an update pulls
 // a newer image from a registry and keeps it when healthy, an unhealthy update is rolled back by itself with
 // the data intact, and --rollback returns to the images before the last update.
 import assert from 'node:assert/strict';
@@ -38,6 +39,10 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
     const id = (await stack.compose(['ps', '-q', 'qdrant'])).stdout.trim();
     return (await dockerOk(['inspect', '--format', '{{.Config.Image}} {{.Image}}', id])).trim();
   };
+
+  /** Every volume on the engine whose name starts with prefix, labelled or not. */
+  const volumesNamed = async (prefix: string): Promise<string[]> =>
+    (await dockerOk(['volume', 'ls', '-q', '--filter', `name=^${prefix}`])).split('\n').filter(Boolean).sort();
 
   before(async () => {
     await requireEngine();
@@ -83,6 +88,7 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
     assertSucceeded(verify, 'verify');
     const leftovers = (await dockerOk(['ps', '-aq', '--filter', 'label=com.docker.compose.project=e2e-data-verify'])).trim();
     assert.equal(leftovers, '', 'verify removes its scratch copy');
+    assert.deepEqual(await volumesNamed('e2e-data-verify_'), [], 'and its volumes');
     assert.equal(await sql('select count(*) from notes'), '1', 'the running stack is untouched');
   });
 
@@ -127,6 +133,25 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
     assert.equal(await sql('select count(*) from notes'), '2', 'nothing was deleted');
     rmSync(damaged, { recursive: true, force: true });
     await sql("delete from notes where body = 'kept'");
+  });
+
+  test('a restore onto an engine without the stack\'s volumes (a new machine) brings the data back, in volumes Compose owns', async () => {
+    // the newest backup is the live one holding 'live' and 'saved'
+    const down = await stack.compose(['down', '--volumes']);
+    assertSucceeded(down, 'docker compose down --volumes');
+    assert.deepEqual(await volumesNamed('e2e-data_'), [], 'no volume of the stack is left');
+    const restore = await stack.script('backup.sh', ['restore', path.join('backups', newestBackup())]);
+    assertSucceeded(restore, 'restore');
+    const start = await stack.script('start.sh');
+    assertSucceeded(start, 'start.sh after the restore');
+    assert.doesNotMatch(start.stdout + start.stderr, /not created by Docker Compose/);
+    assert.deepEqual(containerProblems(await stack.containers()), []);
+    assert.equal(await sql("select string_agg(body, ',' order by body) from notes"), 'live,saved');
+    assert.equal(await mariadb('select group_concat(body) from e2e.notes'), 'live');
+    assert.equal(await valkey('GET', 'note'), 'live');
+    // labelled as Compose labels its own: `down --volumes` (and verify's clean-up) can remove them
+    assert.deepEqual(await stack.volumes(), await volumesNamed('e2e-data_'));
+    await sql("delete from notes where body = 'live'");
   });
 
   test('update.sh pulls the image .env names from a registry, recreates the service and keeps it when healthy', async () => {

@@ -36,8 +36,27 @@ function servedCertificate(host: string, root: string): Promise<{ fingerprint: s
   });
 }
 
+/**
+ * What to read when no certificate came: Caddy's log lines about certificates and ACME, Pebble's log, and
+ * whether Pebble still runs (a failure here says where issuance stopped, not only that it did).
+ */
+async function issuanceTrail(stack: Stack, pebble: Pebble): Promise<string> {
+  const logs = await stack.compose(['logs', '--no-color', '--no-log-prefix', 'caddy']);
+  // Compose's terminal sequences taken out of the lines
+  const caddy = (logs.stdout + logs.stderr).replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').split('\n').filter((l) => /acme|certificate|obtain|tls|error/i.test(l)).slice(-30);
+  // the path Caddy's ACME client takes, tried from inside its container
+  const reach = await stack.compose(['exec', '-T', 'caddy', 'wget', '-q', '-O', '-', '--ca-certificate', CA_IN_CONTAINER, pebble.directory]);
+  return [
+    `Pebble ${pebble.running() ? 'runs' : 'has exited'}; its directory from the caddy container: ${reach.code === 0 ? 'answers' : `exit ${reach.code}: ${reach.stderr.trim()}`}`,
+    "Pebble's log (last 30 lines):",
+    ...pebble.log().split('\n').slice(-30),
+    "Caddy's log about certificates (last 30 lines):",
+    ...caddy,
+  ].join('\n');
+}
+
 /** Waits (bounded, no timing asserted) until Caddy serves a Pebble-signed certificate for every host. */
-async function certificatesFor(hosts: string[], root: string): Promise<Map<string, string>> {
+async function certificatesFor(hosts: string[], root: string, trail: () => Promise<string>): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   let last = '';
   for (let i = 0; i < 90 && found.size < hosts.length; i++) {
@@ -48,7 +67,7 @@ async function certificatesFor(hosts: string[], root: string): Promise<Map<strin
     }
     if (found.size < hosts.length) await new Promise((r) => setTimeout(r, 2000));
   }
-  assert.equal(found.size, hosts.length, `no certificate from the ACME CA for every host (last: ${last})`);
+  if (found.size < hosts.length) assert.fail(`no certificate from the ACME CA for every host (last: ${last})\n${await trail()}`);
   return found;
 }
 
@@ -90,7 +109,7 @@ describe('a stack with a domain behind Caddy: certificates from the ACME CA in S
   test('Caddy serves a certificate from the ACME CA for every host name in the README', async () => {
     assert.ok(hosts.length >= 2, `the README lists routes on several host names: ${hosts.join(', ')}`);
     assert.ok(stack.routes().every((r) => r.url.startsWith('https://')), 'every route in the README is HTTPS');
-    first = await certificatesFor(hosts, await pebble.root());
+    first = await certificatesFor(hosts, await pebble.root(), () => issuanceTrail(stack, pebble));
   });
 
   test('every route answers over HTTPS with the login the README names', async () => {
@@ -114,7 +133,7 @@ describe('a stack with a domain behind Caddy: certificates from the ACME CA in S
     const start = await stack.script('start.sh');
     assertSucceeded(start, 'the second start');
     assert.deepEqual(containerProblems(await stack.containers()), []);
-    const again = await certificatesFor(hosts, await pebble.root());
+    const again = await certificatesFor(hosts, await pebble.root(), () => issuanceTrail(stack, pebble));
     assert.deepEqual([...again], [...first]);
   });
 });

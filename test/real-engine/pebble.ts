@@ -86,6 +86,10 @@ export class Pebble {
     });
   }
 
+  running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   log(): string {
     return readFileSync(path.join(this.dir, 'pebble.log'), 'utf8');
   }

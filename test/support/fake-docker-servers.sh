@@ -92,7 +92,12 @@ case "$*" in
     done < "$state/running" ;;
   "compose stop"|"compose down"*|"compose -p "*" down"*)
     while read -r s; do stop_service "$s"; done < <(cat "$state/running")
-    if [[ "$*" == *" -v"* ]]; then rm -rf "$FAKE_ROOT/volumes/${project}_"*; fi ;;
+    # as Compose does: -v removes the project's volumes that carry its label, never one made without it
+    if [[ "$*" == *" -v"* ]]; then
+      for v in "$FAKE_ROOT/volumes/${project}_"*; do
+        [ -e "$FAKE_ROOT/unlabelled/${v##*/}" ] || rm -rf "$v"
+      done
+    fi ;;
   "compose start"|"compose up -d --remove-orphans"|"compose -p "*" up -d"*)
     while read -r s; do grep -qx "$s" "$state/running" || start_service "$s" || exit 1; done < "$FAKE_ROOT/services" ;;
   "compose up -d --no-deps "*) start_service "${*: -1}" || exit 1 ;;
@@ -107,7 +112,13 @@ case "$*" in
   inspect*Health*) echo healthy:0 ;;
   inspect*) echo "/${args[-1]}" ;;
   "image inspect"*) ref=${args[-1]#example/}; echo "sha256:id-${ref%%:*}" ;;
-  "volume create "*) mkdir -p "$FAKE_ROOT/volumes/${args[2]}" ;;
+  "volume create "*)
+    # docker volume create [--label K=V]... NAME: an existing volume is kept as it is, labels and all
+    name=${args[-1]}
+    if [ ! -d "$FAKE_ROOT/volumes/$name" ]; then
+      mkdir -p "$FAKE_ROOT/volumes/$name" "$FAKE_ROOT/unlabelled"
+      [[ " $* " == *" --label com.docker.compose.project=$project "* ]] || touch "$FAKE_ROOT/unlabelled/$name"
+    fi ;;
   "volume inspect "*) [ -d "$FAKE_ROOT/volumes/${args[2]}" ] ;;
   "run --rm -v "*)
     # docker run --rm -v VOLUME:/data[:ro] -v DIR:/backup[:ro] IMAGE COMMAND...
