@@ -17,7 +17,7 @@ export interface Stamp { metadata: string; takenAt: number }
  * A file changed within this long before the stamp was taken might share its timestamps with the stamped
  * state (coarse file-system clocks tick in up to 2 s), so it is checked by content.
  */
-const UNSURE_MS = 2_000;
+export const UNSURE_MS = 2_000;
 
 /**
  * The inputs as they stand against the snapshot's stamp: one listing and stat of every input, no file
