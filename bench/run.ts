@@ -27,6 +27,8 @@ import { Generator, type GenerateRequest } from '../src/engine/generate.js';
 import { resolve } from '../src/engine/resolve.js';
 import { UNSURE_MS } from '../src/catalogue/snapshot-stamp.js';
 import type { LoadResult, LoadSpec } from './load-client.js';
+import { kinds, largeRequest, swapPool } from './requests.js';
+import type { SweepResult } from './size-sweep.js';
 
 const quick = process.argv.includes('--quick');
 /** a key STACK_API_KEY accepts (24+ characters, 10+ different ones) */
@@ -100,53 +102,13 @@ console.log(`Stackwright benchmark on ${process.version}, ${os.cpus().length} co
 }
 
 // ---- in process
-/** A ~200-service request with every skill pack: services added in id order while they resolve without conflict. */
-function largeRequest(): GenerateRequest {
-  const skills = [...catalogue.skillPacks.keys()];
-  // first what the skill packs need, then the rest in id order while nothing conflicts
-  const services = [...new Set([...catalogue.skillPacks.values()].flatMap((p) => p.manifest.requiredServices))];
-  for (const id of [...catalogue.services.keys()].sort()) {
-    if (services.length >= 200) break;
-    if (services.includes(id)) continue;
-    const r = resolve(catalogue, { services: [...services, id], skills, proxy: 'caddy', domain: 'example.com' });
-    if (!r.errors.length && !r.conflicts.length) services.push(id);
-  }
-  const check = resolve(catalogue, { services, skills, proxy: 'caddy', domain: 'example.com' });
-  if (check.errors.length || check.conflicts.length) throw new Error(`the large request does not resolve: ${[...check.errors, ...check.conflicts.map((c) => c.join(' and '))].join('; ')}`);
-  return { name: 'bench', services, skills, proxy: 'caddy', domain: 'example.com' };
-}
-const large = largeRequest();
+const large = largeRequest(catalogue);
 const largeSize = resolve(catalogue, large).resolvedServices.length;
-
-/** The request kinds users send, as a function of the sample index i (every i gives new content where it should). */
-function kinds(base: GenerateRequest, pool: string[]) {
-  const baseServices = base.services ?? [...catalogue.presets.get(base.preset!)!.manifest.services];
-  const baseSkills = base.skills ?? [...catalogue.presets.get(base.preset!)!.manifest.skills];
-  return {
-    identical: (_i: number) => base,
-    'new name': (i: number) => ({ ...base, name: `n-${i}` }),
-    'new name + domain': (i: number) => ({ ...base, name: `n-${i}`, domain: `d${i}.example.org` }),
-    // another service set each time (one service swapped for one from outside the set), new name and domain
-    'other services': (i: number) => {
-      const services = [...baseServices];
-      services[i % services.length] = pool[Math.floor(i / services.length) % pool.length];
-      // a service a skill pack needs stays; the other one joins beside it
-      if (resolve(catalogue, { ...base, preset: undefined, services, skills: baseSkills }).errors.length) services.splice(i % services.length, 0, baseServices[i % services.length]);
-      return { ...base, preset: undefined, services, skills: baseSkills, name: `s-${i}`, domain: `s${i}.example.net` };
-    },
-  };
-}
-
-/** Services outside the request's set that can join it without a conflict. */
-function swapPool(base: GenerateRequest): string[] {
-  const inSet = new Set(base.services ?? catalogue.presets.get(base.preset!)!.manifest.services);
-  return [...catalogue.services.keys()].filter((id) => !inSet.has(id) && !resolve(catalogue, { ...base, preset: undefined, services: [...inSet].slice(1).concat(id) }).conflicts.length);
-}
 
 function inProcess(label: string, base: GenerateRequest, size: number, goalMs: number | undefined, goalP99: number | undefined) {
   // fewer samples of the large stack: a render of it takes ~10 times as long
   const runs = Math.round((quick ? 300 : 2000) / (size > 100 ? 4 : 1));
-  const k = kinds(base, swapPool(base));
+  const k = kinds(catalogue, base, swapPool(catalogue, base));
   console.log(`${label} (${size} containers)`);
   const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
   const figures: Record<string, ReturnType<typeof stats>> = {};
@@ -189,43 +151,26 @@ function inProcess(label: string, base: GenerateRequest, size: number, goalMs: n
 }
 
 /**
- * Whether the cost stays linear in the number of services: the other-services kind (a swapped service, so
- * something renders) at five sizes cut from the ~200-service request, sampled in turns (a busy minute lands
- * on every size alike), CPU-time medians. The figure is the marginal cost of a service in the upper half of
- * the range over that in the lower half: 1 is linear, a term growing faster than the count shows above it.
+ * Whether the cost stays linear in the number of services (bench/size-sweep.ts), in a process of its own
+ * so the harness's heap is not in its collections: once with the service's memory settings (what a
+ * user's server does), once with a young generation large enough that a render's garbage dies young (the
+ * render's own cost, the collector's share taken out).
  */
 function sizeSweep() {
-  const fractions = [0.125, 0.25, 0.5, 0.75, 1];
-  const points = fractions.map((f) => {
-    const services = large.services!.slice(0, Math.round(f * large.services!.length));
-    const inSet = new Set(services);
-    // the packs whose services are all in the cut (largeRequest puts the packs' services first)
-    const skills = large.skills!.filter((id) => catalogue.skillPacks.get(id)!.manifest.requiredServices.every((s) => inSet.has(s)));
-    const base: GenerateRequest = { ...large, services, skills };
-    const check = resolve(catalogue, base);
-    if (check.errors.length || check.conflicts.length) throw new Error(`the ${services.length}-service cut does not resolve: ${check.errors.join('; ')}`);
-    const make = kinds(base, swapPool(base))['other services'];
-    const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
-    for (let i = 0; i < 20; i++) generator.generate(make(1_000_000 + i));
-    return { size: check.resolvedServices.length, make, generator, cpu: [] as number[] };
-  });
-  for (let i = 0; i < (quick ? 20 : 80); i++) {
-    for (const p of points) p.cpu.push(timeWithCpu(() => p.generator.generate(p.make(i)))[1]);
-  }
-  const xs = points.map((p) => p.size);
-  const ys = points.map((p) => stats(p.cpu).median);
-  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-  const [mx, my] = [mean(xs), mean(ys)];
-  const slope = xs.reduce((s, x, i) => s + (x - mx) * (ys[i] - my), 0) / xs.reduce((s, x) => s + (x - mx) ** 2, 0);
-  const intercept = my - slope * mx;
-  const r2 = 1 - ys.reduce((s, y, i) => s + (y - (intercept + slope * xs[i])) ** 2, 0) / ys.reduce((s, y) => s + (y - my) ** 2, 0);
-  const mid = 2;
-  const lower = (ys[mid] - ys[0]) / (xs[mid] - xs[0]);
-  const upper = (ys[4] - ys[mid]) / (xs[4] - xs[mid]);
+  const sweep = (semiSpaceMb: number) => {
+    const r = spawnSync(process.execPath, [`--max-semi-space-size=${semiSpaceMb}`, '--import', 'tsx', path.join(REPO_ROOT, 'bench/size-sweep.ts'), `--rounds=${quick ? 40 : 200}`], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`the size sweep failed: ${r.stderr}`);
+    return JSON.parse(r.stdout) as SweepResult;
+  };
   const us = (n: number) => (n * 1000).toFixed(0);
-  console.log(`cost by size (other services, CPU-time medians, n=${points[0].cpu.length} each, sampled in turns): ${points.map((p, i) => `${p.size} containers ${ms(ys[i])}`).join(', ')}`);
-  console.log(`  least-squares line: ${us(slope)} µs a service + ${ms(intercept)} (R² ${r2.toFixed(3)}); an added service costs ${us(lower)} µs between ${xs[0]} and ${xs[mid]} containers, ${us(upper)} µs between ${xs[mid]} and ${xs[4]}\n`);
-  record('cost per added service (other services)', 'linear (upper ÷ lower half ≤ 1.25)', `${(upper / lower).toFixed(2)}: ${us(upper)} µs CPU a service at ${xs[mid]}-${xs[4]}, ${us(lower)} at ${xs[0]}-${xs[mid]} (R² ${r2.toFixed(3)})`, upper / lower <= 1.25);
+  const line = (s: SweepResult) => `${s.points.map((p) => `${p.size} containers ${ms(p.cpu)}`).join(', ')}; an added service ${us(s.lower)} µs at ${s.points[0].size}-${s.points[2].size}, ${us(s.upper)} µs at ${s.points[2].size}-${s.points[4].size} (÷ ${(s.upper / s.lower).toFixed(2)}; least-squares line ${us(s.slope)} µs a service, R² ${s.r2.toFixed(3)})`;
+  const service = sweep(4);
+  const roomy = sweep(64);
+  console.log(`cost by size (other services, CPU-time medians of ${service.rounds} renders each, sizes in turns, a process of its own)`);
+  console.log(`  the service's memory settings (4 MB semi-space): ${line(service)}`);
+  console.log(`  a 64 MB semi-space (the collector's share mostly gone): ${line(roomy)}\n`);
+  const ratio = service.upper / service.lower;
+  record('cost per added service (other services)', 'linear (upper ÷ lower half ≤ 1.25)', `${ratio.toFixed(2)}: ${us(service.upper)} µs CPU a service at ${service.points[2].size}-${service.points[4].size}, ${us(service.lower)} at ${service.points[0].size}-${service.points[2].size}; with a 64 MB semi-space ${(roomy.upper / roomy.lower).toFixed(2)}`, ratio <= 1.25);
 }
 
 if (runs('inprocess')) {
@@ -255,7 +200,7 @@ if (runs('inprocess')) {
   // the same requests in a process of their own running the built code, without this harness (its TypeScript
   // loader thread, the load tool): the engine's own resident set
   {
-    const kindsOf = (base: GenerateRequest) => Object.values(kinds(base, swapPool(base)));
+    const kindsOf = (base: GenerateRequest) => Object.values(kinds(catalogue, base, swapPool(catalogue, base)));
     const lists = [request, large].map((base) => kindsOf(base).flatMap((make) => Array.from({ length: base === large ? 100 : 400 }, (_, i) => make(i))));
     const file = path.join(os.tmpdir(), `stackwright-bench-requests-${process.pid}.json`);
     fs.writeFileSync(file, JSON.stringify(lists));
@@ -487,7 +432,7 @@ const httpNew = await load(`POST /api/v1/generate (${largest.id}, a new name and
 record('POST /generate, new name + domain each', '≥ 1500 req/s', `${Math.round(httpNew.average)} req/s (${(httpNew.average / ceiling).toFixed(2)} of bare node:http's GET; server CPU ${httpNew.cpuPerRequest.toFixed(2)} ms a request)`, httpNew.average >= 1500);
 await memoryAfter('new names and domains');
 // new content every request, made here beforehand (more than the run can send at the rate it renders)
-const other = kinds(request, swapPool(request))['other services'];
+const other = kinds(catalogue, request, swapPool(catalogue, request))['other services'];
 const otherBodies = Array.from({ length: quick ? 2000 : 6000 }, (_, i) => JSON.stringify(other(i)));
 const httpOther = await load(`POST /api/v1/generate (${largest.id} with one service swapped, new name and domain: renders)`, { ...post, bodies: otherBodies }, server.pid);
 if (httpOther.requests * ((duration + 1) / duration) > otherBodies.length) console.log(`    (more requests than the ${otherBodies.length} bodies made: some were repeats)`);
