@@ -38,8 +38,15 @@ if (only !== undefined && !['inprocess', 'cli', 'http'].includes(only)) throw ne
 /** Whether this run measures that part. */
 const runs = (part: 'inprocess' | 'cli' | 'http') => only === undefined || only === part;
 const config = readConfig({});
-// the service's own memory settings (npm start's --max-semi-space-size=4 is on the bench's command line;
-// serve.ts sets the heap growing factor the same way), so in-process memory is the service's
+/** `npm start`'s command line: the service as users run it (its node options, its environment settings). */
+const startCommand = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start as string).split(' ');
+/** The node options `npm start` gives the service (its memory settings). */
+const serviceNodeOptions = startCommand.slice(startCommand.indexOf('node') + 1).filter((a) => a.startsWith('--'));
+// the service's own memory settings (npm run bench gives this process npm start's node options; serve.ts
+// sets the heap growing factor the same way), so in-process memory is the service's
+if (!serviceNodeOptions.every((option) => process.execArgv.includes(option))) {
+  console.log(`note: this process runs without npm start's ${serviceNodeOptions.join(' ')} (npm run bench gives it them): the in-process figures are not the service's\n`);
+}
 if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
 const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
 
@@ -164,10 +171,11 @@ function sizeSweep() {
   };
   const us = (n: number) => (n * 1000).toFixed(0);
   const line = (s: SweepResult) => `${s.points.map((p) => `${p.size} containers ${ms(p.cpu)}`).join(', ')}; an added service ${us(s.lower)} µs at ${s.points[0].size}-${s.points[2].size}, ${us(s.upper)} µs at ${s.points[2].size}-${s.points[4].size} (÷ ${(s.upper / s.lower).toFixed(2)}; least-squares line ${us(s.slope)} µs a service, R² ${s.r2.toFixed(3)})`;
-  const service = sweep(4);
+  const semiSpace = Number(serviceNodeOptions.find((o) => o.startsWith('--max-semi-space-size='))?.split('=')[1] ?? 16);
+  const service = sweep(semiSpace);
   const roomy = sweep(64);
   console.log(`cost by size (other services, CPU-time medians of ${service.rounds} renders each, sizes in turns, a process of its own)`);
-  console.log(`  the service's memory settings (4 MB semi-space): ${line(service)}`);
+  console.log(`  the service's memory settings (${semiSpace} MB semi-space): ${line(service)}`);
   console.log(`  a 64 MB semi-space (the collector's share mostly gone): ${line(roomy)}\n`);
   const ratio = service.upper / service.lower;
   record('cost per added service (other services)', 'linear (upper ÷ lower half ≤ 1.25)', `${ratio.toFixed(2)}: ${us(service.upper)} µs CPU a service at ${service.points[2].size}-${service.points[4].size}, ${us(service.lower)} at ${service.points[0].size}-${service.points[2].size}; with a 64 MB semi-space ${(roomy.upper / roomy.lower).toFixed(2)}`, ratio <= 1.25);
@@ -219,7 +227,7 @@ if (runs('inprocess')) {
       }
       console.log(process.memoryUsage().rss);
     `;
-    const r = spawnSync(process.execPath, ['--max-semi-space-size=4', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [...serviceNodeOptions, '--input-type=module', '-e', script], { encoding: 'utf8' });
     fs.rmSync(file, { force: true });
     if (r.status !== 0) throw new Error(`the engine-only process failed: ${r.stderr}`);
     const rss = Number(r.stdout.trim()) / 1048576;
@@ -306,7 +314,6 @@ if (!runs('http')) {
 async function startServer(env: Record<string, string>): Promise<{ ms: number; reported: number; port: number; pid: number; stop: () => void }> {
   const started = performance.now();
   // the node options of `npm start`, so the figures are the service's as users run it
-  const startCommand = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start as string).split(' ');
   const startArgs = startCommand.slice(startCommand.indexOf('node') + 1);
   // and its environment settings (NAME=value words before the command)
   const startEnv = Object.fromEntries(startCommand.slice(0, startCommand.indexOf('node')).filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
