@@ -164,18 +164,17 @@ function inProcess(label: string, base: GenerateRequest, size: number, goalMs: n
  * render's own cost, the collector's share taken out).
  */
 function sizeSweep() {
-  const sweep = (semiSpaceMb: number) => {
-    const r = spawnSync(process.execPath, [`--max-semi-space-size=${semiSpaceMb}`, '--import', 'tsx', path.join(REPO_ROOT, 'bench/size-sweep.ts'), `--rounds=${quick ? 40 : 200}`], { encoding: 'utf8' });
+  const sweep = (nodeOptions: string[]) => {
+    const r = spawnSync(process.execPath, [...nodeOptions, '--import', 'tsx', path.join(REPO_ROOT, 'bench/size-sweep.ts'), `--rounds=${quick ? 40 : 200}`], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`the size sweep failed: ${r.stderr}`);
     return JSON.parse(r.stdout) as SweepResult;
   };
   const us = (n: number) => (n * 1000).toFixed(0);
   const line = (s: SweepResult) => `${s.points.map((p) => `${p.size} containers ${ms(p.cpu)}`).join(', ')}; an added service ${us(s.lower)} µs at ${s.points[0].size}-${s.points[2].size}, ${us(s.upper)} µs at ${s.points[2].size}-${s.points[4].size} (÷ ${(s.upper / s.lower).toFixed(2)}; least-squares line ${us(s.slope)} µs a service, R² ${s.r2.toFixed(3)})`;
-  const semiSpace = Number(serviceNodeOptions.find((o) => o.startsWith('--max-semi-space-size='))?.split('=')[1] ?? 16);
-  const service = sweep(semiSpace);
-  const roomy = sweep(64);
+  const service = sweep(serviceNodeOptions);
+  const roomy = sweep([...serviceNodeOptions.filter((o) => !o.startsWith('--max-semi-space-size=')), '--max-semi-space-size=64']);
   console.log(`cost by size (other services, CPU-time medians of ${service.rounds} renders each, sizes in turns, a process of its own)`);
-  console.log(`  the service's memory settings (${semiSpace} MB semi-space): ${line(service)}`);
+  console.log(`  the service's node options (${serviceNodeOptions.join(' ')}): ${line(service)}`);
   console.log(`  a 64 MB semi-space (the collector's share mostly gone): ${line(roomy)}\n`);
   const ratio = service.upper / service.lower;
   record('cost per added service (other services)', 'linear (upper ÷ lower half ≤ 1.25)', `${ratio.toFixed(2)}: ${us(service.upper)} µs CPU a service at ${service.points[2].size}-${service.points[4].size}, ${us(service.lower)} at ${service.points[0].size}-${service.points[2].size}; with a 64 MB semi-space ${(roomy.upper / roomy.lower).toFixed(2)}`, ratio <= 1.25);
