@@ -1,8 +1,8 @@
 // The requests the bench sends, shared by bench/run.ts and the processes it starts (bench/size-sweep.ts):
 // the ~200-service request, and the request kinds users send made from a base request.
 import type { Catalogue } from '../src/catalogue/types.js';
-import type { GenerateRequest } from '../src/engine/generate.js';
-import { resolve } from '../src/engine/resolve.js';
+import type { GenerateRequest } from '../src/pipeline/generate.js';
+import { resolve } from '../src/model/resolve.js';
 
 /** A ~200-service request with every skill pack: services added in id order while they resolve without conflict. */
 export function largeRequest(catalogue: Catalogue): GenerateRequest {

@@ -5,8 +5,8 @@
 import v8 from 'node:v8';
 import { loadCatalogueOrThrow } from '../src/catalogue/load.js';
 import { readConfig } from '../src/config.js';
-import { Generator, type GenerateRequest } from '../src/engine/generate.js';
-import { resolve } from '../src/engine/resolve.js';
+import { Generator, type GenerateRequest } from '../src/pipeline/generate.js';
+import { resolve } from '../src/model/resolve.js';
 import { kinds, largeRequest, swapPool } from './requests.js';
 
 export interface SweepResult {

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readConfig } from '../src/config.js';
 import { loadCatalogueOrThrow } from '../src/catalogue/load.js';
-import { Generator, type GenerateRequest } from '../src/engine/generate.js';
+import { Generator, type GenerateRequest } from '../src/pipeline/generate.js';
 import { ApiError } from '../src/errors.js';
 import { writeBundle } from '../test/support/bundle.js';
 import { validateBundleDir } from '../test/support/validators.js';

@@ -2,7 +2,7 @@
 // module, below server.ts, mcp/http.ts and web/page.ts, so those read it without importing each other.
 import type { Logger } from './observability/log.js';
 import type { Config } from './config.js';
-import type { LiveEngine } from './engine/live-engine.js';
+import type { LiveEngine } from './live/live-engine.js';
 import type { ApiKeys } from './http/auth.js';
 import type { IdleMemory } from './http/idle-memory.js';
 import type { RateLimiter } from './http/rate-limit.js';

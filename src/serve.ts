@@ -7,7 +7,7 @@ import { readConfig, type Config } from './config.js';
 import { loadCatalogue } from './catalogue/load.js';
 import { loadCatalogueWithCache } from './catalogue/snapshot-cache.js';
 import { formatProblem } from './catalogue/problems.js';
-import { LiveEngine } from './engine/live-engine.js';
+import { LiveEngine } from './live/live-engine.js';
 import { ApiKeys } from './http/auth.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createServer } from './server.js';

@@ -14,7 +14,7 @@ import { catalogueRoutes } from './routes/catalogue-routes.js';
 import { writeRoutes } from './routes/write-routes.js';
 import { openApiRoute } from './routes/openapi.js';
 import type { Route } from './routes/types.js';
-import type { EngineSnapshot } from './engine/live-engine.js';
+import type { EngineSnapshot } from './live/live-engine.js';
 import { WorkQueue } from './http/work-queue.js';
 import { probeReply } from './http/probes.js';
 import { rateLimitedError } from './http/rate-limit.js';

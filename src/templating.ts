@@ -1,6 +1,6 @@
 // The eta configuration every plugin and bundle template is compiled with (one place, so the loader's
 // compile check and the renderer agree). No HTML escaping: the output is config files and scripts, and
-// each template escapes for its own context with the helpers in engine/escape.ts.
+// each template escapes for its own context with the helpers in emit/escape.ts.
 import { Eta } from 'eta';
 
 const OPTIONS = { autoEscape: false, autoTrim: false, useWith: false, varName: 'it', cache: false } as const;

@@ -1,10 +1,10 @@
 // Loads the catalogue: read + schema (read.ts) → cross-reference rules (rules.ts) → snapshot.ts → every
-// plugin template rendered in representative stacks (engine/template-check.ts). Every problem is
+// plugin template rendered in representative stacks (template-check.ts). Every problem is
 // collected before deciding, so an operator sees all of them in one run.
 import { readCatalogue, type CatalogueDirs, type RawCatalogue } from './read.js';
 import { checkCatalogue } from './rules.js';
 import { buildSnapshot } from './snapshot.js';
-import { checkTemplateRenders } from '../engine/template-check.js';
+import { checkTemplateRenders } from './template-check.js';
 import { formatProblem, type Problem } from './problems.js';
 import type { Catalogue } from './types.js';
 

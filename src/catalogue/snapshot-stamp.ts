@@ -47,16 +47,21 @@ export function trustedCatalogueKey(check: InputsCheck): string | undefined {
   return check.trusted ? check.header!.key : undefined;
 }
 
+/** The folders of src/ (beside this one) that hold the engine's code: the model, the emitters, the bundle, the caches, the pipeline. */
+const ENGINE_FOLDERS = ['model', 'emit', 'bundle', 'cache', 'pipeline'];
+
 /** Every input of the load, in a fixed order: the loader's and engine's code, the plugins, the catalogue. */
 function inputFiles(dirs: CatalogueDirs, cacheFile: string): string[] {
   const loaderDir = path.dirname(fileURLToPath(import.meta.url));
-  // the render check (engine/template-check.ts) runs the engine and the eta configuration: their code is a loader input too
+  // the render check (template-check.ts) runs the engine and the eta configuration: their code is a loader input
+  // too, and the stored request shapes (keyed by this key) come from the whole pipeline's code
   const sourceDir = path.dirname(loaderDir);
   // listed each time: the snapshot and its listings are written into this folder (dist/)
   const templating = fs.readdirSync(sourceDir).filter((name) => name.startsWith('templating.')).map((name) => path.join(sourceDir, name));
-  const roots = [loaderDir, path.join(sourceDir, 'engine'), dirs.plugins, dirs.catalogue];
-  const trees = listTrees(roots, `${cacheFile}.inputs`);
-  return [...trees[0].files, ...trees[1].files, ...templating, ...trees[2].files, ...trees[3].files];
+  const engine = ENGINE_FOLDERS.map((name) => path.join(sourceDir, name));
+  const trees = listTrees([loaderDir, ...engine, dirs.plugins, dirs.catalogue], `${cacheFile}.inputs`);
+  const [loader, plugins, catalogue] = [trees[0], trees[trees.length - 2], trees[trees.length - 1]];
+  return [...loader.files, ...trees.slice(1, -2).flatMap((t) => t.files), ...templating, ...plugins.files, ...catalogue.files];
 }
 
 // Listing every folder of the inputs (~360) was most of the check. A folder's entries change only with its

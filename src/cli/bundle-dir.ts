@@ -1,7 +1,7 @@
 // A bundle as files in a folder: the same names and modes as the tar (scripts executable).
 import { fs, util } from '../node-builtins.js';
 import path from 'node:path';
-import { isExecutable } from '../engine/archive.js';
+import { isExecutable } from '../bundle/archive.js';
 
 const modeOf = (file: string) => (isExecutable(file) ? 0o755 : 0o644);
 

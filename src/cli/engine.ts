@@ -5,14 +5,14 @@ import type { Config } from '../config.js';
 import { CatalogueLoadError } from '../catalogue/load.js';
 import { loadCatalogueWithCache, type InputsCheck } from '../catalogue/snapshot-cache.js';
 import type { Catalogue } from '../catalogue/types.js';
-import { Generator, type Bundle } from '../engine/generate.js';
+import { Generator, type Bundle } from '../pipeline/generate.js';
 import { ApiError } from '../errors.js';
 import { WorkQueue } from '../http/work-queue.js';
 import { generateStack } from '../routes/write-routes.js';
 import { CliFailure, UsageError } from './output.js';
 import { catalogueDirs, cliConfig } from './settings.js';
 
-export { resolve } from '../engine/resolve.js';
+export { resolve } from '../model/resolve.js';
 
 /**
  * The settings and the catalogue the service would load, or a CliFailure saying what is wrong; `key` is

@@ -96,7 +96,7 @@ export async function runGenerate(opts: GenerateOptions, io: Output): Promise<nu
   // a shape is worked out and kept once the files are written, so they never wait for it
   let keepShape = () => {};
   if (bundle) {
-    if (body.format === 'tar') tar = await (await import('../engine/archive.js')).archiveBuffer(bundle);
+    if (body.format === 'tar') tar = await (await import('../bundle/archive.js')).archiveBuffer(bundle);
   } else {
     const { generateBundle, loadGenerator, resolve } = await import('./engine.js');
     const { generator, catalogueKey } = loadGenerator(config, shapes.check);

@@ -1,21 +1,21 @@
-// The request shapes `stackwright generate` keeps between runs (engine/shape-store.ts), beside the
+// The request shapes `stackwright generate` keeps between runs (cache/shape-store.ts), beside the
 // catalogue snapshot: a stack of a shape generated before (the same request but for its name and domain)
 // is its values bound into the stored shape, with no catalogue parsed and nothing rendered. This module
 // loads none of the loader or the renderer, so such a run never imports them; a miss goes through
 // engine.ts (imported then).
 import type { Config } from '../config.js';
 import { checkInputs, trustedCatalogueKey, type InputsCheck } from '../catalogue/snapshot-stamp.js';
-import { bindShape, BundleShape, ShapeUnusable } from '../engine/bundle-shape.js';
-import type { Bundle, GenerateRequest } from '../engine/bundle.js';
-import type { Generator } from '../engine/generate.js';
-import { lateValues, shapeKey } from '../engine/late-binding.js';
-import { ShapeStore } from '../engine/shape-store.js';
+import { bindShape, BundleShape, ShapeUnusable } from '../cache/bundle-shape.js';
+import type { Bundle, GenerateRequest } from '../bundle/bundle.js';
+import type { Generator } from '../pipeline/generate.js';
+import { lateValues, shapeKey } from '../cache/late-binding.js';
+import { ShapeStore } from '../cache/shape-store.js';
 import type { Warning } from '../errors.js';
 import { STACKWRIGHT_VERSION } from '../version.js';
 import { catalogueDirs } from './settings.js';
 
 /**
- * The request shapes a CLI run keeps on disk (engine/shape-store.ts), beside the catalogue snapshot: a
+ * The request shapes a CLI run keeps on disk (cache/shape-store.ts), beside the catalogue snapshot: a
  * stack of a shape generated before (the same request but for its name and domain) is its values bound
  * into the stored shape, with no catalogue parsed and nothing rendered. Off with the snapshot
  * (STACK_CATALOGUE_CACHE=''), and unused while the inputs changed since the snapshot was verified.

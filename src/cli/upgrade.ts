@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { ENV_EXAMPLE_FILE, fileHash, imagePins, PROVENANCE_FILE } from '../engine/provenance.js';
+import { ENV_EXAMPLE_FILE, fileHash, imagePins, PROVENANCE_FILE } from '../bundle/provenance.js';
 import { writeBundleFile } from './bundle-dir.js';
 import { generateBundle, loadGenerator } from './engine.js';
 import { CliFailure, type Output } from './output.js';

@@ -7,7 +7,7 @@ import { readConfig } from '../config.js';
 import { CatalogueLoadError, loadCatalogue } from '../catalogue/load.js';
 import { formatProblem } from '../catalogue/problems.js';
 import type { Catalogue } from '../catalogue/types.js';
-import { Generator } from '../engine/generate.js';
+import { Generator } from '../pipeline/generate.js';
 import { WorkQueue } from '../http/work-queue.js';
 import { STACKWRIGHT_VERSION } from '../version.js';
 import { createMcpServer } from './tools.js';

@@ -2,7 +2,7 @@
 // parts of the service already keep as plain numbers (rate-limit rejections, connection-cap actions) are
 // read when Prometheus scrapes, so those parts need no knowledge of prom-client.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { LiveEngine } from '../engine/live-engine.js';
+import type { LiveEngine } from '../live/live-engine.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { WorkQueue } from '../http/work-queue.js';
 

@@ -1,7 +1,7 @@
 // Catalogue entries as the API shows them: exactly the fields of the spec's tables (section 2).
 import type { Catalogue, FrameworkPlugin, PresetPlugin, ProxyPlugin, ServicePlugin, SkillPackPlugin } from '../catalogue/types.js';
 import type { ContainerManifest } from '../catalogue/types.js';
-import { resolve } from '../engine/resolve.js';
+import { resolve } from '../model/resolve.js';
 
 /** The spec's `ports`: the ports a plugin publishes on the host by default. */
 function publishedPorts(m: ContainerManifest): { host: number; container: number }[] {

@@ -1,11 +1,11 @@
 // POST /api/v1/validate and POST /api/v1/generate (spec section 4). Both parse the body with the same
 // schemas and resolve with the same resolver, so validate never accepts what generate refuses (apart
 // from conflicts: a warning on validate, 409 on generate, as DECISIONS says).
-import { archiveBuffer } from '../engine/archive.js';
-import { bundleJsonChunks, type Bundle, type Generator } from '../engine/generate.js';
+import { archiveBuffer } from '../bundle/archive.js';
+import { bundleJsonChunks, type Bundle, type Generator } from '../pipeline/generate.js';
 import { successEnvelopeOf, type ChunkedBody } from '../http/envelope.js';
 import { invalidConfiguration } from '../errors.js';
-import { resolve, type Resolution } from '../engine/resolve.js';
+import { resolve, type Resolution } from '../model/resolve.js';
 import { parseStackRequest, type ParsedRequest } from './request.js';
 import type { Route } from './types.js';
 import type { WorkQueue } from '../http/work-queue.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
-import { Generator } from '../../src/engine/generate.js';
+import { Generator } from '../../src/pipeline/generate.js';
 import { agentPackage, run, stubForFile } from '../support/agents.js';
 import { shippedCatalogue } from '../support/server.js';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
-import { Generator } from '../../src/engine/generate.js';
+import { Generator } from '../../src/pipeline/generate.js';
 import { run } from '../support/agents.js';
 import { shippedCatalogue } from '../support/server.js';
 

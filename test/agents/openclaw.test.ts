@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
-import { Generator } from '../../src/engine/generate.js';
+import { Generator } from '../../src/pipeline/generate.js';
 import { agentPackage, freePort, run, startStub, waitForStatus, type StubServer } from '../support/agents.js';
 import { shippedCatalogue } from '../support/server.js';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
-import { Generator } from '../../src/engine/generate.js';
+import { Generator } from '../../src/pipeline/generate.js';
 import { apiError, okData, shippedCatalogue, startServer, type TestServer } from '../support/server.js';
 import { composeVariables, envExampleKeys, readTarGz } from '../support/bundle.js';
 

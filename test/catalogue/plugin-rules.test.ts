@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { formatProblem } from '../../src/catalogue/problems.js';
 import { readConfig } from '../../src/config.js';
-import { resolve } from '../../src/engine/resolve.js';
+import { resolve } from '../../src/model/resolve.js';
 import { BASE_FILES, service, writeCatalogue } from '../support/fixture.js';
 import { expectProblem, problems } from '../support/problems.js';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
-import { Generator, type GenerateRequest } from '../../src/engine/generate.js';
+import { Generator, type GenerateRequest } from '../../src/pipeline/generate.js';
 import { envExampleKeys, writeBundle } from '../support/bundle.js';
 import { shippedCatalogue } from '../support/server.js';
 import { ACME_STRIPPED_NOTE, acmeStripped, assertValidatorsInstalled, validateBundleDir, VALIDATORS_DIR } from '../support/validators.js';

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readConfig, REPO_ROOT } from '../../src/config.js';
-import { Generator } from '../../src/engine/generate.js';
+import { Generator } from '../../src/pipeline/generate.js';
 import { writeBundle } from '../support/bundle.js';
 import { startMariaDb, type MariaDb } from '../support/mariadb.js';
 import { shippedCatalogue } from '../support/server.js';

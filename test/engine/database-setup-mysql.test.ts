@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readConfig } from '../../src/config.js';
-import { Generator } from '../../src/engine/generate.js';
+import { Generator } from '../../src/pipeline/generate.js';
 import { startMariaDb, type MariaDb } from '../support/mariadb.js';
 import { shippedCatalogue } from '../support/server.js';
 

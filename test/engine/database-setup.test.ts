@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readConfig } from '../../src/config.js';
-import { Generator } from '../../src/engine/generate.js';
+import { Generator } from '../../src/pipeline/generate.js';
 import { shippedCatalogue } from '../support/server.js';
 
 const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir, 50);

@@ -1,7 +1,7 @@
 // Escaping for the contexts generated files put values in.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { psQuote, shellQuote } from '../../src/engine/escape.js';
+import { psQuote, shellQuote } from '../../src/emit/escape.js';
 
 describe('escaping', () => {
   test('PowerShell: typographic single quotes end a string too, so they are doubled like \'', () => {

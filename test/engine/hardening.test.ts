@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
-import { Generator, type GenerateRequest } from '../../src/engine/generate.js';
-import { LOGGING } from '../../src/engine/container-policy.js';
+import { Generator, type GenerateRequest } from '../../src/pipeline/generate.js';
+import { LOGGING } from '../../src/emit/compose/container-policy.js';
 import { envExampleKeys } from '../support/bundle.js';
 import { conflictFreeGroups, shippedCatalogue } from '../support/server.js';
 

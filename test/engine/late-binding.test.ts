@@ -1,5 +1,5 @@
 // The stack name and the domain are bound into a bundle rendered once per request shape
-// (src/engine/late-binding.ts). That must never change a byte: every preset, natively and in containers,
+// (src/cache/late-binding.ts). That must never change a byte: every preset, natively and in containers,
 // with frameworks and proxies, with and without a domain, equals a render from scratch for new names, new
 // domains and both; a template that uses either in a way a text replace cannot reproduce, and values a
 // reader would take for something else, fall back to rendering.
@@ -9,8 +9,8 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { loadCatalogueOrThrow } from '../../src/catalogue/load.js';
 import { readConfig } from '../../src/config.js';
-import { boundIntoShape, bundleJson, Generator, type GenerateRequest } from '../../src/engine/generate.js';
-import { bindableDomain, bindableName, DOMAIN_PLACEHOLDER, LATE_SCALARS, NAME_PLACEHOLDER, placeholderVerbatim } from '../../src/engine/late-binding.js';
+import { boundIntoShape, bundleJson, Generator, type GenerateRequest } from '../../src/pipeline/generate.js';
+import { bindableDomain, bindableName, DOMAIN_PLACEHOLDER, LATE_SCALARS, NAME_PLACEHOLDER, placeholderVerbatim } from '../../src/cache/late-binding.js';
 import { service, writeCatalogue } from '../support/fixture.js';
 import { shippedCatalogue } from '../support/server.js';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadCatalogueOrThrow } from '../../src/catalogue/load.js';
-import { resolve } from '../../src/engine/resolve.js';
+import { resolve } from '../../src/model/resolve.js';
 import { service, writeCatalogue } from '../support/fixture.js';
 
 const catalogue = loadCatalogueOrThrow(writeCatalogue({
@@ -44,9 +44,9 @@ describe('resolve', () => {
 describe('compose assembly', () => {
   test('the cached per-service blocks form exactly the compose document', async () => {
     const { shippedCatalogue } = await import('../support/server.js');
-    const { buildModel } = await import('../../src/engine/build-model.js');
-    const { buildCompose, composeDocument } = await import('../../src/engine/compose.js');
-    const { FragmentCache } = await import('../../src/engine/fragment-cache.js');
+    const { buildModel } = await import('../../src/model/build-model.js');
+    const { buildCompose, composeDocument } = await import('../../src/emit/compose/compose.js');
+    const { FragmentCache } = await import('../../src/cache/fragment-cache.js');
     const yaml = await import('js-yaml');
     const shipped = shippedCatalogue();
     for (const [preset, deployment] of [['full-stack', 'docker'], ['automation-hub', 'bare-metal'], ['local-ai', 'docker']] as const) {

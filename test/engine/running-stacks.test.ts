@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
 import { ApiError } from '../../src/errors.js';
-import { Generator, type GenerateRequest } from '../../src/engine/generate.js';
+import { Generator, type GenerateRequest } from '../../src/pipeline/generate.js';
 import { loadCatalogueOrThrow } from '../../src/catalogue/load.js';
 import { writeCatalogue } from '../support/fixture.js';
 import { envExampleKeys } from '../support/bundle.js';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { readConfig } from '../../src/config.js';
-import { Generator } from '../../src/engine/generate.js';
+import { Generator } from '../../src/pipeline/generate.js';
 import { envExampleKeys, writeBundle } from '../support/bundle.js';
 import { shippedCatalogue } from '../support/server.js';
 

@@ -1,4 +1,4 @@
-// Request shapes kept on disk (src/engine/shape-store.ts) for the CLI: a shape written by one process and
+// Request shapes kept on disk (src/cache/shape-store.ts) for the CLI: a shape written by one process and
 // read by another binds to exactly what a render from scratch gives, for every preset; a store finds a
 // shape only under the inputs and the request shape it was kept for, and stays bounded.
 import assert from 'node:assert/strict';
@@ -7,10 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { readConfig } from '../../src/config.js';
-import { bindShape, BundleShape } from '../../src/engine/bundle-shape.js';
-import { Generator, type GenerateRequest } from '../../src/engine/generate.js';
-import { lateValues, shapeKey } from '../../src/engine/late-binding.js';
-import { ShapeStore } from '../../src/engine/shape-store.js';
+import { bindShape, BundleShape } from '../../src/cache/bundle-shape.js';
+import { Generator, type GenerateRequest } from '../../src/pipeline/generate.js';
+import { lateValues, shapeKey } from '../../src/cache/late-binding.js';
+import { ShapeStore } from '../../src/cache/shape-store.js';
 import { shippedCatalogue } from '../support/server.js';
 
 const templates = readConfig({}).templatesDir;

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { readConfig } from '../../src/config.js';
-import { LiveEngine } from '../../src/engine/live-engine.js';
+import { LiveEngine } from '../../src/live/live-engine.js';
 import { ApiKeys } from '../../src/http/auth.js';
 import { MemoryRateLimitStore, RateLimiter } from '../../src/http/rate-limit.js';
 import type { AppDeps } from '../../src/app-deps.js';

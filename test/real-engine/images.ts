@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as yaml from 'js-yaml';
 import type { Catalogue, ContainerManifest } from '../../src/catalogue/types.js';
-import { DOCKER_HOST, SOCKET_PROXY_IMAGE, SOCKET_PROXY_TAG } from '../../src/engine/socket-proxy.js';
+import { DOCKER_HOST, SOCKET_PROXY_IMAGE, SOCKET_PROXY_TAG } from '../../src/model/socket-proxy.js';
 import { command, docker, dockerOk } from './engine.js';
 
 export const KIT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'images');

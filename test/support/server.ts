@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { readConfig, type Config } from '../../src/config.js';
 import { loadCatalogueOrThrow } from '../../src/catalogue/load.js';
 import type { Catalogue } from '../../src/catalogue/types.js';
-import { LiveEngine } from '../../src/engine/live-engine.js';
+import { LiveEngine } from '../../src/live/live-engine.js';
 import { ApiKeys } from '../../src/http/auth.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from '../../src/http/rate-limit.js';
 import { createServer } from '../../src/server.js';

@@ -1,16 +1,19 @@
 // docker-compose.yml: built as plain objects and dumped by js-yaml. Only the subset Compose v1 (1.29)
 // and v2 both accept: no top-level name (COMPOSE_PROJECT_NAME in .env), no `gpus:`, no start_interval.
 import * as yaml from 'js-yaml';
-import type { ContainerPlugin, EnvSpec, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
-import { VALUE_REF } from '../catalogue/rules.js';
-import { composeLiteral } from './escape.js';
-import { ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, envApplies, envKey, frameworkCredentials, imageRef, type StackMember, type StackModel } from './model.js';
-import { imageVariable } from './env-names.js';
-import type { FragmentCache } from './fragment-cache.js';
-import { bindableDomain, DOMAIN_PLACEHOLDER } from './late-binding.js';
-import { serviceUrlVariables } from './addresses.js';
+import type { ContainerPlugin, EnvSpec, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../../catalogue/types.js';
+import { VALUE_REF } from '../../catalogue/rules.js';
+import { composeLiteral } from '../escape.js';
+import { ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, envApplies, envKey, frameworkCredentials, imageRef, type StackMember, type StackModel } from '../../model/model.js';
+import { imageVariable } from '../../model/env-names.js';
+import type { FragmentCache } from '../../cache/fragment-cache.js';
+import { bindableDomain, DOMAIN_PLACEHOLDER } from '../../cache/late-binding.js';
+import { serviceUrlVariables } from '../../model/addresses.js';
 import { containerPolicy, LOGGING } from './container-policy.js';
-import { DOCKER_HOST, SOCKET_PROXY_NETWORK, SOCKET_PROXY_SERVICE, socketProxyDefinition } from './socket-proxy.js';
+import { DOCKER_HOST, SOCKET_PROXY_NETWORK, SOCKET_PROXY_SERVICE } from '../../model/socket-proxy.js';
+import { socketProxyDefinition } from './socket-proxy.js';
+import { frameworkConfigPath, serviceFilePath, setupServiceName, volumeName } from '../../model/layout.js';
+import { databaseUrl, substituteRefs, type PluginLookup, type ValueView } from '../../model/values.js';
 
 export const NETWORK = 'stack';
 export const COMPOSE_FILE = 'docker-compose.yml';
@@ -55,24 +58,6 @@ function serviceBlock(member: StackMember, input: FragmentInput, plugins: Plugin
   }
   const general = { ...input, urls: input.urls.map(([id, url]) => [id, url.endsWith(suffix) ? `${url.slice(0, -domain.length)}${DOMAIN_PLACEHOLDER}` : url] as [string, string]) };
   return cache.get('compose', member.plugin.hash, JSON.stringify(general), () => dump(general)).replaceAll(DOMAIN_PLACEHOLDER, domain);
-}
-
-/**
- * A database's connection string from its server's clientUrl, as one reader sees it: fixed parts go
- * through `escape`, while host, port and password come as the reader spells them.
- */
-export function databaseUrl(model: StackModel, db: StackModel['databases'][number], reader: { host: string; port: string; password: string; escape: (text: string) => string }): string {
-  const template = (model.plugins.get(db.server) as ServicePlugin).manifest.databaseServer!.clientUrl;
-  const values: Record<string, string> = { user: reader.escape(db.user), password: reader.password, host: reader.host, port: reader.port, database: reader.escape(db.name) };
-  return template.split(/(\{(?:user|password|host|port|database)\})/).map((piece) => {
-    const key = /^\{(\w+)\}$/.exec(piece)?.[1];
-    return key && key in values ? values[key] : reader.escape(piece);
-  }).join('');
-}
-
-/** Compose name of the one-shot container that creates the consumers' databases on a server. */
-export function setupServiceName(serverId: string): string {
-  return `${serverId}-setup`;
 }
 
 /**
@@ -145,10 +130,6 @@ function topLevel(model: StackModel): Record<string, unknown> {
 
 function indent(block: string): string {
   return block.replace(/^(?=.)/gm, '  ');
-}
-
-export function volumeName(pluginId: string, volume: string): string {
-  return `${pluginId}-${volume}`;
 }
 
 /** Everything besides the plugin itself that shapes its compose entry: the fragment cache key. */
@@ -230,8 +211,6 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
   };
 }
 
-type PluginLookup = ReadonlyMap<string, ContainerPlugin>;
-
 /** A container reaches a container by its compose name and container port, a native process through the host gateway. */
 function containerView(nativeIds: readonly string[], urls: readonly [string, string][] = []): ValueView {
   const publicUrls = new Map(urls);
@@ -304,36 +283,6 @@ function envReference(plugin: ContainerPlugin, spec: EnvSpec, plugins: PluginLoo
   return `\${${key}}`;
 }
 
-/** How one reader sees the stack, for the references in an env `value`. */
-export interface ValueView {
-  /** the text for `{{id.VAR}}`, given that variable's .env key */
-  variable(key: string): string;
-  /** the host name of a plugin (`{{host:id}}`) */
-  host(pluginId: string): string;
-  /** the port of a plugin's container port (`{{port:id:PORT}}`) */
-  port(pluginId: string, containerPort: number): string;
-  /** the public URL of a plugin (`{{url:id}}`) */
-  url(pluginId: string): string;
-  /** the text between references */
-  literal(text: string): string;
-}
-
-/** Replaces every reference of a `value` as `view` sees it; the loader has checked each. */
-export function substituteRefs(value: string, plugins: PluginLookup, view: ValueView): string {
-  let out = '';
-  let last = 0;
-  for (const match of value.matchAll(VALUE_REF)) {
-    const [whole, target, variable, location, locationTarget, port] = match;
-    out += view.literal(value.slice(last, match.index));
-    if (location === 'host') out += view.host(locationTarget);
-    else if (location === 'port') out += view.port(locationTarget, Number(port));
-    else if (location === 'url') out += view.url(locationTarget);
-    else out += view.variable(envKey(target, (plugins.get(target)?.manifest.environment ?? []).find((e) => e.name === variable)!));
-    last = match.index! + whole.length;
-  }
-  return out + view.literal(value.slice(last));
-}
-
 function mountsOf(plugin: ContainerPlugin): string[] {
   const m = plugin.manifest;
   const mounts = (m.volumes ?? []).map((v) => `${volumeName(plugin.id, v.name)}:${v.target}`);
@@ -359,16 +308,4 @@ function healthcheckOf(h: NonNullable<ContainerPlugin['manifest']['healthcheck']
   const out: Record<string, unknown> = { test, interval: h.interval ?? '10s', timeout: h.timeout ?? '5s', retries: h.retries ?? 5 };
   if (h.startPeriod) out.start_period = h.startPeriod;
   return out;
-}
-
-export function serviceFilePath(pluginId: string, template: string): string {
-  return `config/${pluginId}/${template.replace(/\.eta$/, '')}`;
-}
-
-export function proxyFilePath(proxy: ProxyPlugin, file: string): string {
-  return `${proxy.manifest.configDir.path}/${file}`;
-}
-
-export function frameworkConfigPath(frameworkId: string): string {
-  return `configs/${frameworkId}/config.yaml`;
 }

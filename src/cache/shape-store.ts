@@ -9,7 +9,7 @@ import { fs } from '../node-builtins.js';
 import path from 'node:path';
 import { filesUnder, writeFileAtomically } from '../files.js';
 import { deepFreeze } from '../freeze.js';
-import type { Bundle } from './bundle.js';
+import type { Bundle } from '../bundle/bundle.js';
 import type { Warning } from '../errors.js';
 
 /** What is kept of a shape: its placeholder bundle, and the resolver's warnings for its requests (they never depend on a late-bound value). */

@@ -2,12 +2,12 @@
 // only in some stacks (with a domain, behind one proxy, on bare metal) is refused at load and by
 // `stackwright lint`, with its file and line, instead of failing a generation later.
 import path from 'node:path';
-import type { Problem } from '../catalogue/problems.js';
-import type { Catalogue, ContainerPlugin } from '../catalogue/types.js';
-import { buildModel } from './build-model.js';
-import type { StackOptions } from './model.js';
-import { renderEachTemplate, templateCompiler } from './plugin-files.js';
-import { resolve, type SelectionRequest } from './resolve.js';
+import type { Problem } from './problems.js';
+import type { Catalogue, ContainerPlugin } from './types.js';
+import { buildModel } from '../model/build-model.js';
+import type { StackOptions } from '../model/model.js';
+import { renderEachTemplate, templateCompiler } from '../bundle/plugin-files.js';
+import { resolve, type SelectionRequest } from '../model/resolve.js';
 
 /** The domain the check tries: a public name, so proxies with automatic HTTPS serve it over HTTPS. */
 export const CHECK_DOMAIN = 'example.com';

@@ -3,7 +3,6 @@
 // use them (DECISIONS "Running stacks"), public URLs and the databases each consumer owns.
 import type { ContainerPlugin } from '../catalogue/types.js';
 import { VALUE_REF } from '../catalogue/rules.js';
-import { envPrefix } from './escape.js';
 import type { Resolution } from './resolve.js';
 import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE } from './helper-image.js';
 import { SOCKET_PROXY_IMAGE, SOCKET_PROXY_MEMORY_MB, SOCKET_PROXY_SERVICE, SOCKET_PROXY_TAG } from './socket-proxy.js';
@@ -11,7 +10,7 @@ import {
   ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, envApplies, envKey, imageRef, LOG_VARIABLES, skillTokens, NATIVE_BIND_VARIABLE, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE,
   type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
 } from './model.js';
-import { imageVariable, memoryVariable, portVariable } from './env-names.js';
+import { envPrefix, imageVariable, memoryVariable, portVariable } from './env-names.js';
 
 export function buildModel(resolution: Resolution, options: StackOptions): StackModel {
   const members = placeMembers(resolution, options);

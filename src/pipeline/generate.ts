@@ -4,19 +4,19 @@ import { LRUCache } from 'lru-cache';
 import type { Catalogue } from '../catalogue/types.js';
 import { ApiError, invalidConfiguration } from '../errors.js';
 import { deepFreeze } from '../freeze.js';
-import { buildModel } from './build-model.js';
-import { REQUEST_FIELDS, type Bundle, type GenerateRequest } from './bundle.js';
-import { BundleTemplates } from './bundle-files.js';
-import { buildCompose, COMPOSE_FILE } from './compose.js';
-import { DEFAULT_FRAGMENT_CACHE_BYTES, FragmentCache } from './fragment-cache.js';
-import { PluginFileRenderer } from './plugin-files.js';
-import { resolve, type Resolution } from './resolve.js';
-import { fileHash, provenance, PROVENANCE_FILE } from './provenance.js';
-import { bindShape, boundAnswer, boundIntoShape, BundleShape, ShapeUnusable } from './bundle-shape.js';
-import { lateValues, PLACEHOLDERS, placeholdersVerbatim, shapeKey, withPlaceholders } from './late-binding.js';
+import { buildModel } from '../model/build-model.js';
+import { REQUEST_FIELDS, type Bundle, type GenerateRequest } from '../bundle/bundle.js';
+import { BundleTemplates } from '../bundle/bundle-files.js';
+import { buildCompose, COMPOSE_FILE } from '../emit/compose/compose.js';
+import { DEFAULT_FRAGMENT_CACHE_BYTES, FragmentCache } from '../cache/fragment-cache.js';
+import { PluginFileRenderer } from '../bundle/plugin-files.js';
+import { resolve, type Resolution } from '../model/resolve.js';
+import { fileHash, provenance, PROVENANCE_FILE } from '../bundle/provenance.js';
+import { bindShape, boundAnswer, boundIntoShape, BundleShape, ShapeUnusable } from '../cache/bundle-shape.js';
+import { lateValues, PLACEHOLDERS, placeholdersVerbatim, shapeKey, withPlaceholders } from '../cache/late-binding.js';
 
-export type { Bundle, GenerateRequest } from './bundle.js';
-export { boundIntoShape } from './bundle-shape.js';
+export type { Bundle, GenerateRequest } from '../bundle/bundle.js';
+export { boundIntoShape } from '../cache/bundle-shape.js';
 
 /**
  * What the generator knows of a request shape (the request without its late-bound values): after the

@@ -8,7 +8,7 @@ import { watch as watchTree } from 'chokidar';
 import { loadCatalogue, type CatalogueDirs, type LoadResult } from '../catalogue/load.js';
 import { formatProblem } from '../catalogue/problems.js';
 import type { Catalogue } from '../catalogue/types.js';
-import { Generator } from './generate.js';
+import { Generator } from '../pipeline/generate.js';
 
 export interface EngineSnapshot {
   readonly catalogue: Catalogue;

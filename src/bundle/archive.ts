@@ -2,7 +2,7 @@
 // 0644, one fixed mtime and owner, so the same bundle always gives the same bytes.
 import type { Readable } from 'node:stream';
 import type tarStream from 'tar-stream';
-import type { Bundle } from './generate.js';
+import type { Bundle } from './bundle.js';
 
 // loaded with the first archive: most requests want JSON, and the service (and the CLI writing a folder)
 // starts faster without them

@@ -1,7 +1,11 @@
 // The .env variables Stackwright keeps for each plugin, named from its id. A module of its own, below the
 // stack model and the compose builders, so the socket proxy (which the resolver reads for memory) can
 // name its variables without importing the model.
-import { envPrefix } from './escape.js';
+
+/** UPPER_SNAKE form of an id, for variable names. */
+export function envPrefix(id: string): string {
+  return id.toUpperCase().replace(/-/g, '_');
+}
 
 /** The .env variable holding a plugin's image (image:tag), so one service can move without editing compose. */
 export function imageVariable(pluginId: string): string {

@@ -8,7 +8,7 @@
 // changed their case, dashes, dots or length); and a shape is used only after binding the request that
 // first had that shape into it reproduced that request's own full render (generate.ts).
 
-import { REQUEST_FIELDS, type GenerateRequest } from './bundle.js';
+import { REQUEST_FIELDS, type GenerateRequest } from '../bundle/bundle.js';
 
 export interface LateScalar {
   field: 'name' | 'domain';

@@ -1,6 +1,6 @@
 // What a generate request is and what it gives: the types the generator (generate.ts) and the bound
 // shapes (bundle-shape.ts) share, in a module below both so imports flow one way.
-import type { SelectionRequest } from './resolve.js';
+import type { SelectionRequest } from '../model/resolve.js';
 
 export interface GenerateRequest extends SelectionRequest {
   name: string;

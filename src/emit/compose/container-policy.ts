@@ -1,9 +1,9 @@
 // What every container of a stack gets, whatever its plugin (issue 14, docs/decisions.md "Hardened and
 // bounded"): all capabilities dropped but those its manifest names, no-new-privileges, a memory limit
 // and a pids limit, rotating logs, and a stop grace period for what keeps data.
-import type { ContainerManifest } from '../catalogue/types.js';
-import { LOG_VARIABLES } from './model.js';
-import { memoryVariable } from './env-names.js';
+import type { ContainerManifest } from '../../catalogue/types.js';
+import { LOG_VARIABLES } from '../../model/model.js';
+import { memoryVariable } from '../../model/env-names.js';
 
 /**
  * The log rotation of every service, written out in each (no YAML alias: parsers cap aliases at about

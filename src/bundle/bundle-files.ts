@@ -5,17 +5,17 @@ import path from 'node:path';
 import { LOCAL_MODEL_VARIABLE, VALUE_REF } from '../catalogue/rules.js';
 import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
-import { isPublicDomain } from './build-model.js';
-import { proxyFilePath, setupServiceName, volumeName } from './compose.js';
-import { imageVariable } from './env-names.js';
-import { dotenvValue, psQuote, shellQuote } from './escape.js';
-import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE, HELPER_IMAGE } from './helper-image.js';
+import { isPublicDomain } from '../model/build-model.js';
+import { proxyFilePath, setupServiceName, volumeName } from '../model/layout.js';
+import { imageVariable } from '../model/env-names.js';
+import { dotenvValue, psQuote, shellQuote } from '../emit/escape.js';
+import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE, HELPER_IMAGE } from '../model/helper-image.js';
 import {
   BIND_VARIABLE, envKey, imageRef, NATIVE_BIND_VARIABLE, nativeConfigPath, nativeSkillsDir, nativeStateDir, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
-} from './model.js';
-import { bashValue, nativeEnvironment, psValue, type NativeVariable } from './native-env.js';
+} from '../model/model.js';
+import { bashValue, nativeEnvironment, psValue, type NativeVariable } from '../emit/bare-metal/native-env.js';
 import { AUTH_FILE_FORMAT } from './proxy-auth.js';
-import { SOCKET_PROXY_SERVICE } from './socket-proxy.js';
+import { SOCKET_PROXY_SERVICE } from '../model/socket-proxy.js';
 
 /** Scripts get mode 0755 in the archive. */
 export const SCRIPT_FILES = ['scripts/lib.sh', 'scripts/start.sh', 'scripts/stop.sh', 'scripts/update.sh', 'scripts/backup.sh', 'scripts/status.sh'];

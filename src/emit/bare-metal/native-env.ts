@@ -1,12 +1,12 @@
 // The environment of a natively installed part (bare-metal), built once and written twice: as bash
 // for native/<id>.sh (Linux, macOS) and as PowerShell for install.ps1 (Windows). Values are parts:
 // fixed text, or a .env variable read at install time (with the default the generator knows).
-import { addressOf } from './addresses.js';
-import type { ServicePlugin } from '../catalogue/types.js';
-import { databaseUrl, substituteRefs, type ValueView } from './compose.js';
-import { psQuote, shellQuote } from './escape.js';
-import { envApplies, envKey, frameworkCredentials, NATIVE_BIND_VARIABLE, type StackMember, type StackModel } from './model.js';
-import { urlVariable } from './env-names.js';
+import { addressOf } from '../../model/addresses.js';
+import type { ServicePlugin } from '../../catalogue/types.js';
+import { databaseUrl, substituteRefs, type ValueView } from '../../model/values.js';
+import { psQuote, shellQuote } from '../escape.js';
+import { envApplies, envKey, frameworkCredentials, NATIVE_BIND_VARIABLE, type StackMember, type StackModel } from '../../model/model.js';
+import { urlVariable } from '../../model/env-names.js';
 
 export type ValuePart = { text: string } | { variable: string; fallback?: string };
 export interface NativeVariable { name: string; parts: ValuePart[] }

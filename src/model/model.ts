@@ -2,7 +2,7 @@
 // Builders (compose, env file, proxy, scripts, README) only read it.
 import type { ContainerPlugin, EnvSpec, FrameworkPlugin } from '../catalogue/types.js';
 import type { Resolution } from './resolve.js';
-import { envPrefix } from './escape.js';
+import { envPrefix } from './env-names.js';
 
 export interface StackOptions {
   name: string;

@@ -5,9 +5,9 @@
 // together, never built and JSON-encoded again. The API's answer (JSON.stringify of the bundle) is kept as
 // JSON-encoded buffers with the same gaps, so a new answer is those buffers copied into one.
 import crypto from 'node:crypto';
-import type { Bundle } from './bundle.js';
+import type { Bundle } from '../bundle/bundle.js';
 import { LATE_SCALARS, PLACEHOLDERS } from './late-binding.js';
-import { PROVENANCE_FILE } from './provenance.js';
+import { PROVENANCE_FILE } from '../bundle/provenance.js';
 
 /** Where a bound text differs from its shape: a late-bound value, or the sha256 of a file holding one. */
 type Gap = { value: number } | { hash: number };

@@ -3,12 +3,12 @@
 import type { ContainerPlugin, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { ApiError } from '../errors.js';
 import { compileTemplate, failingLine, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
-import { addressOf, type Viewer } from './addresses.js';
-import { frameworkConfigPath, proxyFilePath, serviceFilePath } from './compose.js';
-import { configString, yamlScalar } from './escape.js';
-import { clientKeys, nativeSkillsDir, type StackMember, type StackModel } from './model.js';
+import { addressOf, type Viewer } from '../model/addresses.js';
+import { frameworkConfigPath, proxyFilePath, serviceFilePath } from '../model/layout.js';
+import { configString, yamlScalar } from '../emit/escape.js';
+import { clientKeys, nativeSkillsDir, type StackMember, type StackModel } from '../model/model.js';
 import { lockedAuthFile } from './proxy-auth.js';
-import type { FragmentCache } from './fragment-cache.js';
+import type { FragmentCache } from '../cache/fragment-cache.js';
 
 interface ServiceEntry {
   id: string;
@@ -179,7 +179,7 @@ export function templateCompiler(): (plugin: ContainerPlugin, name: string) => C
 
 /**
  * Renders every plugin template of the stack without the fragment cache, reporting each failure instead
- * of stopping at the first (the loader's check: engine/template-check.ts).
+ * of stopping at the first (the loader's check: catalogue/template-check.ts).
  */
 export function renderEachTemplate(model: StackModel, compiled: ReturnType<typeof templateCompiler>, failed: (job: TemplateJob, error: TemplateRenderError) => void): void {
   const render = stackRenderer(model, compiled);

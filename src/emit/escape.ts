@@ -44,8 +44,3 @@ export function dotenvValue(value: string): string {
 const DOUBLE_QUOTED_ESCAPES: Record<string, string> = {
   '\\': '\\\\', '"': '\\"', $: '\\$', '\n': '\\n', '\r': '\\r', '\t': '\\t',
 };
-
-/** UPPER_SNAKE form of an id, for variable names. */
-export function envPrefix(id: string): string {
-  return id.toUpperCase().replace(/-/g, '_');
-}

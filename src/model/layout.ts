@@ -1,0 +1,24 @@
+// Where things sit in a stack, the same for every deployment target and for the bundle's scripts: the
+// files a plugin's templates become, its volumes' names and a database server's setup container.
+import type { ProxyPlugin } from '../catalogue/types.js';
+
+/** Compose name of the one-shot container that creates the consumers' databases on a server. */
+export function setupServiceName(serverId: string): string {
+  return `${serverId}-setup`;
+}
+
+export function volumeName(pluginId: string, volume: string): string {
+  return `${pluginId}-${volume}`;
+}
+
+export function serviceFilePath(pluginId: string, template: string): string {
+  return `config/${pluginId}/${template.replace(/\.eta$/, '')}`;
+}
+
+export function proxyFilePath(proxy: ProxyPlugin, file: string): string {
+  return `${proxy.manifest.configDir.path}/${file}`;
+}
+
+export function frameworkConfigPath(frameworkId: string): string {
+  return `configs/${frameworkId}/config.yaml`;
+}
