@@ -2,13 +2,14 @@
 // the generator through `McpEngine` at call time (a hot reload swaps them) and answers through the
 // functions the routes use: views.ts for catalogue entries, the service filters of catalogue-routes.ts,
 // validateStack/generateStack of write-routes.ts. Errors are the API's ApiError, returned as a tool
-// error carrying the same { code, message, details } as the HTTP envelope.
+// error carrying the same { code, message, details } as the HTTP envelope; a tool this server does not
+// have is a JSON-RPC error instead (-32602), as MCP asks.
 //
 // Answers are sized for an agent's context: lists are compact and paged by default (paging.ts), the
 // full entries come on request, generate_stack lists its files and sends the content of those asked
 // for, and JSON is never pretty-printed. test/mcp/mcp.test.ts holds every default answer under 16 KB.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Catalogue, SkillPackPlugin } from '../catalogue/types.js';
 import { didYouMean } from '../catalogue/problems.js';
 import type { Bundle, Generator } from '../engine/generate.js';
@@ -306,6 +307,20 @@ function mimeOf(file: string): string {
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
+/**
+ * A call of a tool this server does not have: a protocol error, not a tool result (MCP 2025-06-18,
+ * server/tools "Error Handling": unknown tools are JSON-RPC errors, -32602 Invalid params). Thrown as a
+ * plain Error with a numeric code, the SDK sends `code`, `message` and `data` as they are (McpError would
+ * put "MCP error -32602:" in front of the message).
+ */
+function unknownTool(name: string): Error {
+  const tools = [...BY_NAME.keys()];
+  return Object.assign(new Error(`Unknown tool: ${name}${didYouMean(name, tools)}; the tools are ${tools.join(', ')} (tools/list describes them)`), {
+    code: ErrorCode.InvalidParams,
+    data: { tool: name, tools },
+  });
+}
+
 /** The rate-limit bucket of a tool call (a tool not known counts as a read: it is refused without work). */
 export function toolBucket(name: unknown): BucketName {
   return (typeof name === 'string' && BY_NAME.get(name)?.bucket) || 'read';
@@ -336,9 +351,7 @@ export function createMcpServer(engine: McpEngine, refusals?: ReadonlyMap<string
     const refusal = refusals?.get(extra.requestId);
     if (refusal) return toolError(refusal);
     const tool = BY_NAME.get(request.params.name);
-    if (!tool) {
-      return toolError(new ApiError('NOT_FOUND', `no tool "${request.params.name}"${didYouMean(request.params.name, BY_NAME.keys())}; the tools are ${[...BY_NAME.keys()].join(', ')}`));
-    }
+    if (!tool) throw unknownTool(request.params.name);
     try {
       return await tool.call(request.params.arguments ?? {}, engine);
     } catch (e) {

@@ -144,6 +144,14 @@ describe('MCP over Streamable HTTP', () => {
     assert.ok(qdrant.skillPacksRequiring.includes('rag-memory'));
     const missing = toolError(await client.callTool({ name: 'get_service', arguments: { id: 'qdrnt' } }), 'NOT_FOUND');
     assert.match(missing.message, /did you mean "qdrant"/);
+    // the start of an id, or a typo in it, names the id; the API's 404 says the same
+    for (const [typed, meant] of [['postgre', 'postgresql'], ['postgress', 'postgresql'], ['postgrs', 'postgresql'], ['n8', 'n8n'], ['opensearc', 'opensearch']]) {
+      const error = toolError(await client.callTool({ name: 'get_service', arguments: { id: typed } }), 'NOT_FOUND');
+      assert.match(error.message, new RegExp(`^service "${typed}" does not exist \\(did you mean "${meant}"\\?\\)`));
+      const http = await apiError(await server.get(`/api/v1/services/${typed}`), 404, 'NOT_FOUND');
+      assert.match(http.message, new RegExp(`did you mean "${meant}"`));
+    }
+    assert.doesNotMatch(toolError(await client.callTool({ name: 'get_service', arguments: { id: 'nope' } }), 'NOT_FOUND').message, /did you mean/, 'nothing close, no guess');
 
     const categories = structured(await client.callTool({ name: 'list_categories', arguments: {} }));
     assert.ok(categories.categories.length > 10);
@@ -287,6 +295,26 @@ describe('the /mcp endpoint', () => {
     method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(initialize),
   });
 
+  test('an unknown tool is a JSON-RPC error -32602 naming the nearest tool, not a tool result', async () => {
+    await assert.rejects(client.callTool({ name: 'get_servic', arguments: { id: 'qdrant' } }), (e: any) => {
+      assert.equal(e.code, -32602);
+      assert.match(e.message, /Unknown tool: get_servic \(did you mean "get_service"\?\); the tools are /);
+      assert.deepEqual([...e.data.tools].sort(), TOOL_NAMES);
+      return true;
+    });
+    // on the wire: an error member and no result
+    const answer = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'nope', arguments: {} } }),
+    });
+    const rpc = await answer.json() as any;
+    assert.equal(rpc.id, 7);
+    assert.equal(rpc.result, undefined);
+    assert.equal(rpc.error.code, -32602);
+    assert.match(rpc.error.message, /^Unknown tool: nope; the tools are /);
+  });
+
   test('a missing or wrong key is refused with 401, as on the API', async () => {
     const missing = await post({});
     assert.equal(missing.headers.get('www-authenticate'), 'Bearer');
@@ -352,6 +380,7 @@ describe('MCP over stdio', () => {
       assert.deepEqual(structured(await stdio.callTool({ name: 'validate_stack', arguments: request })), await okData(await server.post('/api/v1/validate', request)));
       const error = toolError(await stdio.callTool({ name: 'validate_stack', arguments: { services: ['n8m'] } }), 'VALIDATION_ERROR');
       assert.match(error.details.errors[0], /did you mean "n8n"/);
+      await assert.rejects(stdio.callTool({ name: 'generate', arguments: {} }), (e: any) => e.code === -32602 && /^MCP error -32602: Unknown tool: generate/.test(e.message));
       // paging over stdio: the same pages as over HTTP
       for (const [name, key] of [['list_services', 'services'], ['list_skill_packs', 'skillPacks'], ['list_presets', 'presets']] as const) {
         const overStdio = await allPages(stdio, name, key, { limit: 20 });
