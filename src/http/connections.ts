@@ -176,8 +176,13 @@ export class ConnectionTable {
   }
 }
 
-/** Sets the caps and timeouts on `server`; returns the table (its `actions` count what the caps did). */
-export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress' | 'minBodyRate'>): ConnectionTable {
+/**
+ * Sets the caps and timeouts on `server`; returns the table (its `actions` count what the caps did).
+ * `limitHeaders` gives the X-RateLimit-* headers of a request the parser refuses (it never reaches the
+ * limiter, and must be answered at once).
+ */
+export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress' | 'minBodyRate'>,
+  limitHeaders: (peerAddress: string | undefined) => Record<string, string> = () => ({})): ConnectionTable {
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -191,7 +196,7 @@ export function guardConnections(server: http.Server, config: Pick<Config, 'maxC
       socket.destroy();
       return;
     }
-    socket.end(rawErrorResponse(parserError(err)));
+    socket.end(rawErrorResponse(parserError(err), limitHeaders((socket as net.Socket).remoteAddress)));
   });
   return table;
 }
