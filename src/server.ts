@@ -133,7 +133,9 @@ export function createServer(deps: AppDeps): AppServer {
     // Node's own answer to this (requireHostHeader) would be a bare 400: it is ours, with the envelope
     if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
       req.resume();
-      throw new ApiError('VALIDATION_ERROR', 'an HTTP/1.1 request needs a Host header (RFC 9112 section 3.2)', { headers: { Connection: 'close' } });
+      throw new ApiError('VALIDATION_ERROR', 'an HTTP/1.1 request needs a Host header (RFC 9112 section 3.2)', {
+        headers: { Connection: 'close' }, details: { errors: ['send Host: with the name of this server'] },
+      });
     }
     // a target that is refused is refused after the limit is taken, so its answer carries the headers too
     let url: RequestTarget | undefined;
@@ -282,7 +284,7 @@ export function createServer(deps: AppDeps): AppServer {
     uncountedLimitHeaders(req, res);
     req.resume();
     sendError(res, new ApiError('VALIDATION_ERROR', `the Expect header "${String(req.headers.expect).slice(0, 100)}" cannot be met: only 100-continue is supported`, {
-      status: 417, headers: { Connection: 'close' },
+      status: 417, headers: { Connection: 'close' }, details: { errors: ['send Expect: 100-continue, or no Expect header'] },
     }));
   });
 

@@ -33,7 +33,9 @@ function parserError(err: NodeJS.ErrnoException): ApiError {
     case 'ERR_HTTP_HEADERS_TIMEOUT':
       return new ApiError('REQUEST_TIMEOUT', 'the request did not arrive in time');
     default:
-      return new ApiError('VALIDATION_ERROR', 'the request is not valid HTTP/1.1 (request line, header or body framing)');
+      return new ApiError('VALIDATION_ERROR', 'the request is not valid HTTP/1.1 (request line, header or body framing)', {
+        details: { errors: [`the HTTP parser refused it (${err.code ?? 'no code'}): send a request line, headers and body framing as RFC 9112 describes`] },
+      });
   }
 }
 

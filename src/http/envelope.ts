@@ -119,7 +119,7 @@ export function sendError(res: ServerResponse, err: ApiError): void {
  * there is a response object (bad request line, oversized headers, timeouts, bad framing).
  */
 export function rawErrorResponse(err: ApiError, headers: Record<string, string> = {}): string {
-  const body = JSON.stringify({ ok: false, error: { code: err.code, message: err.message } });
+  const body = JSON.stringify({ ok: false, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
   let extra = '';
   for (const name in headers) extra += `${name}: ${headers[name]}\r\n`;
   return `HTTP/1.1 ${err.status} ${nodeHttp().STATUS_CODES[err.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
