@@ -504,6 +504,42 @@ function moveTag(plugins: string, id: string, tag: string): void {
   fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').replace(/^imageTag: .*$/m, `imageTag: ${tag}`));
 }
 
+describe('how the docs and generated stacks say to run the command', () => {
+  // the command is not on the npm registry: `npx stackwright` would fetch and run someone else's package
+  const NPX = /npx\s+(-\S+\s+)*stackwright/;
+  test('no generated file and no doc, template or shipped text says npx stackwright', async () => {
+    const dir = tmp();
+    const stacks: string[][] = [
+      ['--name', 'npx-docker', '--preset', 'research-assistant', '--proxy', 'caddy', '--domain', 'agents.example.com'],
+      ['--name', 'npx-bare', '--services', 'postgresql,qdrant', '--proxy', 'nginx', '--deployment', 'bare-metal'],
+    ];
+    let files = 0;
+    for (const args of stacks) {
+      const out = path.join(dir, args[1]);
+      const run = await cli(['generate', ...args, '--out', out]);
+      assert.equal(run.code, 0, run.stderr);
+      for (const [file, text] of Object.entries(readTree(out))) {
+        files++;
+        assert.doesNotMatch(text, NPX, `${args[1]}/${file}`);
+      }
+      // and the generated README names a command of this project instead
+      assert.match(fs.readFileSync(path.join(out, 'README.md'), 'utf8'), /node <checkout>\/dist\/cli\/main\.js upgrade \. --dry-run/);
+    }
+    assert.ok(files > 20, `${files} generated files read`);
+    const shipped = ['README.md', 'docs', 'templates', 'contrib', 'test/images/README.md', 'Dockerfile', 'package.json'];
+    let read = 0;
+    const scan = (rel: string) => {
+      const full = path.join(REPO_ROOT, rel);
+      if (fs.statSync(full).isDirectory()) return fs.readdirSync(full).forEach((e) => scan(path.join(rel, e)));
+      if (/\.(png|jpg|gz)$/.test(rel)) return;
+      read++;
+      assert.doesNotMatch(fs.readFileSync(full, 'utf8'), NPX, rel);
+    };
+    shipped.forEach(scan);
+    assert.ok(read >= 30, `${read} files of docs and templates read`);
+  });
+});
+
 describe('stackwright upgrade', () => {
   test('applies the new catalogue to files the user left alone, keeps edits, .env values and the override file, and rolls back', async () => {
     const { plugins, env, stack } = catalogueCopy();
