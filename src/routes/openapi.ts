@@ -129,7 +129,7 @@ function buildDocument(routes: Route[], version: string): Record<string, unknown
     info: {
       title: 'Stackwright stack generation service',
       version,
-      description: 'Generates the files of Docker Compose stacks for AI-agent frameworks. Every answer is the JSON envelope { ok: true, data } or { ok: false, error: { code, message, details? } }, except the .tar.gz of generate (format: "tar") and this document. Every answer carries X-RateLimit-* headers for the bucket the operation counts against (read, write, generate).',
+      description: 'Generates the files of Docker Compose stacks for AI-agent frameworks. Every answer is the JSON envelope { ok: true, data } or { ok: false, error: { code, message, details? } }, except the .tar.gz of generate (format: "tar") and this document. Every answer carries X-RateLimit-* headers for the bucket the operation counts against (read, write, generate); an answer that spends no token (a request the HTTP parser refused, say) carries the read bucket of its caller, uncounted.',
       license: { name: 'MIT', identifier: 'MIT' },
       contact: { name: 'Stackwright maintainers', url: 'https://github.com/stackwright/stackwright' },
     },
