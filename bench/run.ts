@@ -12,7 +12,9 @@
 //               in turns with GET /services (three pairs, the median pair's ratio); the server's CPU time
 //               per request (from /proc, whatever the client manages) and its RSS
 // `--quick` runs fewer samples; `--only=inprocess`, `--only=cli` or `--only=http` runs one part (for
-// profiling: node --cpu-prof --import tsx bench/run.ts --quick --only=inprocess).
+// profiling: node --cpu-prof --import tsx bench/run.ts --quick --only=inprocess). `--request-log=on|off`
+// sets STACK_LOG_REQUESTS for the HTTP server: on by default, as the service runs (one JSON line a request
+// to stdout, here a pipe this process drains and counts); off measures the service without its request log.
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -35,6 +37,8 @@ const quick = process.argv.includes('--quick');
 const BENCH_KEY = 'bench-key-7d3f9a2c61e04b85';
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 if (only !== undefined && !['inprocess', 'cli', 'http'].includes(only)) throw new Error(`--only takes inprocess, cli or http (got ${only})`);
+const requestLog = process.argv.find((a) => a.startsWith('--request-log='))?.slice('--request-log='.length) ?? 'on';
+if (!['on', 'off'].includes(requestLog)) throw new Error(`--request-log takes on or off (got ${requestLog})`);
 /** Whether this run measures that part. */
 const runs = (part: 'inprocess' | 'cli' | 'http') => only === undefined || only === part;
 const config = readConfig({});
@@ -310,7 +314,7 @@ if (!runs('http')) {
 }
 
 // ---- start to ready
-async function startServer(env: Record<string, string>): Promise<{ ms: number; reported: number; port: number; pid: number; stop: () => void }> {
+async function startServer(env: Record<string, string>): Promise<{ ms: number; reported: number; port: number; pid: number; stop: () => void; logged: () => { lines: number; bytes: number } }> {
   const started = performance.now();
   // the node options of `npm start`, so the figures are the service's as users run it
   const startArgs = startCommand.slice(startCommand.indexOf('node') + 1);
@@ -321,14 +325,19 @@ async function startServer(env: Record<string, string>): Promise<{ ms: number; r
   });
   return new Promise((resolvePromise, reject) => {
     let out: string | null = '';
+    const logged = { lines: 0, bytes: 0 };
     child.stdout.on('data', (d: Buffer) => {
-      // once listening, the request log is read and dropped (it would otherwise pile up here)
-      if (out === null) return;
+      // once listening, the request log is counted and dropped (it would otherwise pile up here)
+      if (out === null) {
+        logged.bytes += d.length;
+        for (let i = d.indexOf(10); i >= 0; i = d.indexOf(10, i + 1)) logged.lines++;
+        return;
+      }
       out += d;
       const m = /listening on http:\/\/[^:]+:(\d+)\/api\/v1 \(ready (\d+) ms/.exec(out);
       if (m) {
         out = null;
-        resolvePromise({ ms: performance.now() - started, reported: Number(m[2]), port: Number(m[1]), pid: child.pid!, stop: () => child.kill() });
+        resolvePromise({ ms: performance.now() - started, reported: Number(m[2]), port: Number(m[1]), pid: child.pid!, stop: () => child.kill(), logged: () => ({ ...logged }) });
       }
     });
     child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
@@ -349,7 +358,7 @@ console.log(`  as seen from the parent (spawn → "listening" line):          me
 // ---- HTTP
 // one load generator on one address: connection caps raised so they do not count against it
 const METRICS_TOKEN = 'bench-metrics-4be81f0c9a27d356';
-const server = await startServer({ STACK_METRICS_TOKEN: METRICS_TOKEN, STACK_RATE_LIMIT_READ: '1000000000', STACK_RATE_LIMIT_WRITE: '1000000000', STACK_RATE_LIMIT_GENERATE: '1000000000', STACK_MAX_CONNECTIONS: '10000', STACK_MAX_CONNECTIONS_PER_ADDRESS: '10000', STACK_GENERATE_QUEUE: '100000' });
+const server = await startServer({ STACK_LOG_REQUESTS: requestLog === 'on' ? '1' : '0', STACK_METRICS_TOKEN: METRICS_TOKEN, STACK_RATE_LIMIT_READ: '1000000000', STACK_RATE_LIMIT_WRITE: '1000000000', STACK_RATE_LIMIT_GENERATE: '1000000000', STACK_MAX_CONNECTIONS: '10000', STACK_MAX_CONNECTIONS_PER_ADDRESS: '10000', STACK_GENERATE_QUEUE: '100000' });
 const base = `http://127.0.0.1:${server.port}`;
 const duration = quick ? 3 : 10;
 /** CPU time (user + system) a process has used so far, in ms (Linux /proc; NaN elsewhere). */
@@ -415,7 +424,7 @@ const bare = spawn(process.execPath, ['-e', `
 `], { stdio: ['ignore', 'pipe', 'inherit'] });
 const barePort = await new Promise<number>((r) => bare.stdout.on('data', (d: Buffer) => { const m = /port (\d+)/.exec(String(d)); if (m) r(Number(m[1])); }));
 
-console.log(`HTTP over loopback, ${duration} s each, 32 connections, load from a process of its own`);
+console.log(`HTTP over loopback, ${duration} s each, 32 connections, load from a process of its own; request log ${requestLog} (STACK_LOG_REQUESTS=${requestLog === 'on' ? 1 : 0})`);
 // the ceiling and GET /services in turns, a pair at a time: the box's speed drifts by tens of % within
 // minutes, and a ratio of two runs taken side by side is steadier than one of runs taken apart
 const pairs: { ceiling: number; services: number }[] = [];
@@ -497,6 +506,11 @@ await memoryAfter('other service sets');
   await new Promise((r) => setTimeout(r, 500));
   console.log(`  with 1,000 idle connections open: ${residentMB(server.pid)}`);
   for (const socket of sockets) socket.destroy();
+}
+{
+  const { lines, bytes } = server.logged();
+  console.log(`  request log ${requestLog}: the server wrote ${lines} log lines (${(bytes / 1048576).toFixed(1)} MB) to stdout during the HTTP runs`);
+  record('request log during the HTTP runs', `${requestLog} (--request-log)`, `${lines} lines, ${(bytes / 1048576).toFixed(1)} MB`);
 }
 server.stop();
 printSummary();

@@ -34,3 +34,16 @@ export function nestingDepth(text: string, cap: number): number {
   }
   return deepest;
 }
+
+/** JSON text refused for its nesting, before it was parsed. */
+export class TooDeeplyNested extends Error {
+  constructor() {
+    super(`it nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels (the limit of every JSON Stackwright reads)`);
+  }
+}
+
+/** JSON.parse behind the nesting limit: throws TooDeeplyNested, or JSON.parse's SyntaxError. */
+export function parseBoundedJson(text: string): unknown {
+  if (nestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw new TooDeeplyNested();
+  return JSON.parse(text);
+}

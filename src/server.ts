@@ -18,7 +18,7 @@ import type { EngineSnapshot } from './live/live-engine.js';
 import { WorkQueue } from './http/work-queue.js';
 import { probeReply } from './http/probes.js';
 import { rateLimitedError } from './http/rate-limit.js';
-import { callerIdentity, TrustedProxies } from './http/client-address.js';
+import { addressIdentity, callerIdentity, TrustedProxies } from './http/client-address.js';
 import { MCP_PATH, mcpHandler } from './mcp/http.js';
 import { webPage } from './web/page.js';
 import { silentLogger } from './observability/log.js';
@@ -118,18 +118,25 @@ export function createServer(deps: AppDeps): AppServer {
   const web = webPage(deps);
 
   /**
-   * The X-RateLimit-* headers for an answer that spends no token (probes, the web page, a connection over
-   * the cap, an error before the limit was taken): the read bucket as it stands, since every response
-   * carries them (spec section 8).
+   * The X-RateLimit-* headers for an answer that spends no token (probes, the web page, a scrape, a
+   * connection over the cap, an error before the limit was taken): the read bucket as this instance knows
+   * it, since every response carries them (spec section 8). Never a round trip to a shared store: a probe
+   * must answer whatever Redis does.
    */
-  async function uncountedLimitHeaders(req: IncomingMessage, res: StackResponse): Promise<void> {
+  function uncountedLimitHeaders(req: IncomingMessage, res: StackResponse): void {
     if (res.headersSent || res.hasStaged('X-RateLimit-Limit')) return;
-    const headers = await rateLimiter.peek('read', callerIdentity(req, keys.check(req).keyId, trusted));
-    if (res.headersSent) return;
-    for (const [name, value] of Object.entries(headers)) res.stage(name, value);
+    const headers = rateLimiter.known('read', callerIdentity(req, keys.check(req).keyId, trusted));
+    for (const name in headers) res.stage(name, headers[name]);
   }
 
   async function handle(req: IncomingMessage, res: StackResponse, record: RequestRecord): Promise<void> {
+    // Node's own answer to this (requireHostHeader) would be a bare 400: it is ours, with the envelope
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
+      req.resume();
+      throw new ApiError('VALIDATION_ERROR', 'an HTTP/1.1 request needs a Host header (RFC 9112 section 3.2)', {
+        headers: { Connection: 'close' }, details: { errors: ['send Host: with the name of this server'] },
+      });
+    }
     // a target that is refused is refused after the limit is taken, so its answer carries the headers too
     let url: RequestTarget | undefined;
     let refusedTarget: ApiError | undefined;
@@ -146,14 +153,14 @@ export function createServer(deps: AppDeps): AppServer {
     if (probe) {
       record.route = pathname.replace(/\/$/, '');
       req.resume();
-      await uncountedLimitHeaders(req, res);
+      uncountedLimitHeaders(req, res);
       sendData(res, probe.data, probe.status);
       return;
     }
     // a scrape is answered like a probe (its own credentials, never rate-limited)
     if (url && pathname === METRICS_PATH) {
       record.route = METRICS_PATH;
-      await uncountedLimitHeaders(req, res);
+      uncountedLimitHeaders(req, res);
       return metricsEndpoint(req, res);
     }
     if (connections.overCap(req.socket)) {
@@ -169,7 +176,7 @@ export function createServer(deps: AppDeps): AppServer {
     }
     if (url && web.serves(pathname)) {
       record.route = 'web';
-      await uncountedLimitHeaders(req, res);
+      uncountedLimitHeaders(req, res);
       return web.handle(req, res, pathname);
     }
     const found = url ? router.find(method as 'GET', pathname) : null;
@@ -227,7 +234,7 @@ export function createServer(deps: AppDeps): AppServer {
   // sockets not yet reaped are checked every second, so a connection that never sends its request line
   // is closed after headersTimeout instead of at Node's 30-second check
   // every answer is a StackResponse: the server's own headers are staged on it (http/staged-headers.ts)
-  const server = nodeHttp().createServer({ connectionsCheckingInterval: 1_000, ServerResponse: stagedHeadersResponse() as unknown as typeof ServerResponse }, (req, response) => {
+  const server = nodeHttp().createServer({ connectionsCheckingInterval: 1_000, requireHostHeader: false, ServerResponse: stagedHeadersResponse() as unknown as typeof ServerResponse }, (req, response) => {
     const res = response as StackResponse;
     const record = observer.start(req, res);
     connections.requestStarted(req);
@@ -257,7 +264,7 @@ export function createServer(deps: AppDeps): AppServer {
           return;
         }
         // an error from before the limit was taken (a probe's, a body's on /mcp) carries the headers too
-        await uncountedLimitHeaders(req, res).catch(() => undefined);
+        uncountedLimitHeaders(req, res);
         if (res.headersSent || res.destroyed) return;
         if (err instanceof ApiError) {
           // a 500 with its own code (a broken plugin template) is the operator's to fix: log it too
@@ -270,9 +277,21 @@ export function createServer(deps: AppDeps): AppServer {
       });
   });
 
+  // an Expect other than 100-continue: Node's own answer would be a bare 417; this one has the envelope
+  // and the headers every answer carries
+  server.on('checkExpectation', (req: IncomingMessage, response: ServerResponse) => {
+    const res = response as StackResponse;
+    uncountedLimitHeaders(req, res);
+    req.resume();
+    sendError(res, new ApiError('VALIDATION_ERROR', `the Expect header "${String(req.headers.expect).slice(0, 100)}" cannot be met: only 100-continue is supported`, {
+      status: 417, headers: { Connection: 'close' }, details: { errors: ['send Expect: 100-continue, or no Expect header'] },
+    }));
+  });
+
   // told of each request's start and end (a busy connection is not closed to make room), and consulted by
   // handle(): connections taken over a cap get 503
-  const connections = guardConnections(server, config);
+  // a request the HTTP parser refuses has no key to read: it carries the read bucket of its address
+  const connections = guardConnections(server, config, (peer) => rateLimiter.known('read', addressIdentity(peer)));
   const metrics = createMetrics({ engine, rateLimiter, generations, connectionCapActions: connections.actions });
   const observer = requestObserver({ log, metrics, trusted, logRequests: config.logRequests });
   const metricsEndpoint = metricsRoute(metrics, keys, config.metricsToken);

@@ -76,15 +76,32 @@ export function formatProblem(p: Problem): string {
   return `${p.severity === 'warning' ? 'warning ' : ''}${p.file}${p.line ? `:${p.line}` : ''}  ${p.pointer || '/'}  ${p.rule}  ${p.message}`;
 }
 
-/** The closest id by edit distance, for "did you mean" hints; undefined when nothing is close. */
+/**
+ * The closest id for "did you mean" hints; undefined when nothing is close. Close is a few edits away
+ * from the whole id (`qdrnt`, `postgress`), or the start of an id, nearly as typed (`postgre`, `opensearc`,
+ * `postgrs`): someone who types part of an id is usually half-way through it. Of several, the fewest
+ * edits wins, then the shortest id (the start `red` means redis before redis-stack), then the first.
+ */
 export function nearest(id: string, candidates: Iterable<string>): string | undefined {
+  const wholeAllowed = Math.max(2, Math.floor(id.length / 3));
+  // a start of 3 to 5 characters must be exact, of 6 to 9 one edit away, and so on: short starts with an
+  // edit match too much (`nope` would be `node-red`)
+  const startAllowed = id.length >= 3 ? Math.floor((id.length - 2) / 4) : -1;
   let best: string | undefined;
-  let bestDistance = Infinity;
+  let bestScore = Infinity;
+  let bestWhole = Infinity;
   for (const c of candidates) {
-    const d = editDistance(id, c);
-    if (d < bestDistance) { bestDistance = d; best = c; }
+    const whole = editDistance(id, c);
+    // a start scores half an edit worse than the same edits on the whole id
+    const start = c.length > id.length ? editDistance(id, c.slice(0, id.length)) : Infinity;
+    const score = Math.min(whole <= wholeAllowed ? whole : Infinity, start <= startAllowed ? start + 0.5 : Infinity);
+    if (score < bestScore || (score === bestScore && score !== Infinity && whole < bestWhole)) {
+      best = c;
+      bestScore = score;
+      bestWhole = whole;
+    }
   }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(id.length / 3)) ? best : undefined;
+  return bestScore === Infinity ? undefined : best;
 }
 
 export function didYouMean(id: string, candidates: Iterable<string>): string {

@@ -10,6 +10,7 @@ import { ENV_EXAMPLE_FILE, fileHash, imagePins, PROVENANCE_FILE } from '../bundl
 import { writeBundleFile } from './bundle-dir.js';
 import { generateBundle, loadGenerator } from './engine.js';
 import { CliFailure, type Output } from './output.js';
+import { parseBoundedJson } from '../json-nesting.js';
 
 export interface UpgradeOptions { 'dry-run'?: boolean; force?: boolean; rollback?: boolean }
 
@@ -32,7 +33,7 @@ function readRecord(dir: string): StackRecord {
   const text = read(file);
   if (text === undefined) throw new CliFailure(`${dir} has no ${PROVENANCE_FILE}: it is not a stack Stackwright generated (or it predates stack records); generate it again with stackwright generate`);
   try {
-    const record = JSON.parse(text) as StackRecord;
+    const record = parseBoundedJson(text) as StackRecord;
     if (!record.request || typeof record.request !== 'object' || !record.files || typeof record.files !== 'object') throw new Error('request or files missing');
     return record;
   } catch (e) {
@@ -213,7 +214,14 @@ function rollback(dir: string, io: Output): number {
   const stamps = fs.existsSync(root) ? fs.readdirSync(root).filter((d) => !d.startsWith('rolled-back-')).sort() : [];
   if (stamps.length === 0) throw new CliFailure(`${dir} has no upgrade backup to roll back to (${BACKUPS} is empty)`);
   const backup = path.join(root, stamps[stamps.length - 1]);
-  const meta = JSON.parse(fs.readFileSync(path.join(backup, 'upgrade.json'), 'utf8')) as { added: string[] };
+  const metaFile = path.join(backup, 'upgrade.json');
+  let meta: { added: string[] };
+  try {
+    meta = parseBoundedJson(fs.readFileSync(metaFile, 'utf8')) as { added: string[] };
+    if (!Array.isArray(meta?.added) || !meta.added.every((f) => typeof f === 'string')) throw new Error('"added" is not a list of files');
+  } catch (e) {
+    throw new CliFailure(`${metaFile} cannot be read as an upgrade backup record (${(e as Error).message}); nothing was changed: put back the files under ${path.join(backup, 'files')} by hand`);
+  }
   const filesDir = path.join(backup, 'files');
   const restore = (sub: string) => {
     for (const entry of fs.readdirSync(path.join(filesDir, sub), { withFileTypes: true })) {

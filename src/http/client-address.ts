@@ -58,5 +58,10 @@ function normalise(address: string): string {
 
 /** The rate-limit identity of a caller: its API key when it sent a valid one, else its address. */
 export function callerIdentity(req: IncomingMessage, keyId: string | undefined, trustedProxies: TrustedProxies): string {
-  return keyId ? `key:${keyId}` : `ip:${clientAddress(req, trustedProxies)}`;
+  return keyId ? `key:${keyId}` : addressIdentity(clientAddress(req, trustedProxies));
+}
+
+/** The rate-limit identity of a connection's peer address (a request with no headers to read). */
+export function addressIdentity(address: string | undefined): string {
+  return `ip:${normalise(address ?? 'unknown')}`;
 }

@@ -33,7 +33,9 @@ function parserError(err: NodeJS.ErrnoException): ApiError {
     case 'ERR_HTTP_HEADERS_TIMEOUT':
       return new ApiError('REQUEST_TIMEOUT', 'the request did not arrive in time');
     default:
-      return new ApiError('VALIDATION_ERROR', 'the request is not valid HTTP/1.1 (request line, header or body framing)');
+      return new ApiError('VALIDATION_ERROR', 'the request is not valid HTTP/1.1 (request line, header or body framing)', {
+        details: { errors: [`the HTTP parser refused it (${err.code ?? 'no code'}): send a request line, headers and body framing as RFC 9112 describes`] },
+      });
   }
 }
 
@@ -176,8 +178,13 @@ export class ConnectionTable {
   }
 }
 
-/** Sets the caps and timeouts on `server`; returns the table (its `actions` count what the caps did). */
-export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress' | 'minBodyRate'>): ConnectionTable {
+/**
+ * Sets the caps and timeouts on `server`; returns the table (its `actions` count what the caps did).
+ * `limitHeaders` gives the X-RateLimit-* headers of a request the parser refuses (it never reaches the
+ * limiter, and must be answered at once).
+ */
+export function guardConnections(server: http.Server, config: Pick<Config, 'maxConnections' | 'maxConnectionsPerAddress' | 'minBodyRate'>,
+  limitHeaders: (peerAddress: string | undefined) => Record<string, string> = () => ({})): ConnectionTable {
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -191,7 +198,7 @@ export function guardConnections(server: http.Server, config: Pick<Config, 'maxC
       socket.destroy();
       return;
     }
-    socket.end(rawErrorResponse(parserError(err)));
+    socket.end(rawErrorResponse(parserError(err), limitHeaders((socket as net.Socket).remoteAddress)));
   });
   return table;
 }

@@ -118,8 +118,10 @@ export function sendError(res: ServerResponse, err: ApiError): void {
  * A whole error response written straight to a socket, for requests Node's HTTP parser rejects before
  * there is a response object (bad request line, oversized headers, timeouts, bad framing).
  */
-export function rawErrorResponse(err: ApiError): string {
-  const body = JSON.stringify({ ok: false, error: { code: err.code, message: err.message } });
+export function rawErrorResponse(err: ApiError, headers: Record<string, string> = {}): string {
+  const body = JSON.stringify({ ok: false, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+  let extra = '';
+  for (const name in headers) extra += `${name}: ${headers[name]}\r\n`;
   return `HTTP/1.1 ${err.status} ${nodeHttp().STATUS_CODES[err.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
-    + `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`;
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\n${extra}Connection: close\r\n\r\n${body}`;
 }

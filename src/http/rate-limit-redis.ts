@@ -3,6 +3,7 @@
 // the limit then holds per instance until Redis is back. After a failure Redis is left alone for a
 // moment (RETRY_AFTER_MS), so a hung server costs one timeout, not one per request.
 import { createClient, type RedisClientType } from 'redis';
+import { LRUCache } from 'lru-cache';
 
 // the client createClient gives without modules or scripts (RESP3 is the default in redis 6)
 type Client = RedisClientType<{}, {}, {}, 3, {}>;
@@ -15,6 +16,8 @@ const ANSWER_WITHIN_MS = 500;
 
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly fallback = new MemoryRateLimitStore();
+  /** the counts Redis last answered, by key (a key names its window, so old ones are simply never read again) */
+  private readonly lastSeen = new LRUCache<string, number>({ max: 10_000 });
   private warned = false;
   private retryAt = 0;
 
@@ -47,6 +50,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       const [count] = await withTimeout(this.client.multi().incr(fullKey).expireAt(fullKey, Math.ceil(windowEndsAt) + 1).exec(), ANSWER_WITHIN_MS);
       if (this.warned) this.log.info({ redis: 'up' }, 'rate limits: Redis answers again; counting there');
       this.warned = false;
+      this.lastSeen.set(key, Number(count));
       return Number(count);
     } catch (e) {
       this.warn(e as Error);
@@ -54,14 +58,13 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
   }
 
-  async current(key: string): Promise<number> {
-    if (!this.client.isReady || Date.now() < this.retryAt) return this.fallback.current(key);
-    try {
-      return Number(await withTimeout(this.client.get(this.prefix + key), ANSWER_WITHIN_MS) ?? 0);
-    } catch (e) {
-      this.warn(e as Error);
-      return this.fallback.current(key);
-    }
+  /**
+   * The count Redis last gave this instance for `key` (or, while Redis is set aside, the count in memory),
+   * without a command: the answers that spend no token read this, and must not wait on Redis.
+   */
+  known(key: string): number {
+    if (!this.available) return this.fallback.known(key);
+    return this.lastSeen.get(key) ?? 0;
   }
 
   private warn(e: Error): void {

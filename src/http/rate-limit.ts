@@ -14,8 +14,11 @@ export type BucketName = (typeof BUCKETS)[number];
 export interface RateLimitStore {
   /** Count one request under `key` in the window that ends at `windowEndsAt` (epoch seconds); returns the count so far. */
   increment(key: string, windowEndsAt: number): number | Promise<number>;
-  /** The count so far under `key`, without counting (0 when there is none). */
-  current(key: string): number | Promise<number>;
+  /**
+   * The count under `key` as this process knows it, at once and without counting (0 when it knows none):
+   * never a round trip to a shared store, so an answer that spends no token never waits on one.
+   */
+  known(key: string): number;
   /** for a shared store: whether it answers now (undefined for counters in this process) */
   readonly available?: boolean;
   close(): Promise<void>;
@@ -44,27 +47,34 @@ export class RateLimiter {
 
   /** Counts the request; the decision at once when the store is in this process, else a promise of it. */
   take(bucket: BucketName, identity: string): RateLimitDecision | Promise<RateLimitDecision> {
-    return this.decide(bucket, identity, true);
+    return this.decide(bucket, identity);
   }
 
   /**
-   * The headers a request in `bucket` would carry, without spending a token: for the answers that are
-   * never counted (probes, the web page, a connection turned away at a cap), since every response
-   * carries X-RateLimit-* (spec section 8).
+   * The headers a request in `bucket` would carry, without spending a token and without waiting: for the
+   * answers that are never counted (probes, the web page, a scrape, a connection turned away at a cap, a
+   * request the HTTP parser refused), since every response carries X-RateLimit-* (spec section 8). The
+   * count is the one this process knows (store.known); a shared store is not asked, so a hung Redis
+   * costs these answers nothing.
    */
-  async peek(bucket: BucketName, identity: string): Promise<Record<string, string>> {
-    return (await this.decide(bucket, identity, false)).headers;
+  known(bucket: BucketName, identity: string): Record<string, string> {
+    const { windowEndsAt, nowSeconds, key } = this.window(bucket, identity);
+    return this.decision(bucket, false, this.store.known(key), windowEndsAt, nowSeconds).headers;
   }
 
-  private decide(bucket: BucketName, identity: string, count: boolean): RateLimitDecision | Promise<RateLimitDecision> {
+  private window(bucket: BucketName, identity: string): { windowEndsAt: number; nowSeconds: number; key: string } {
     const window = this.limits.windowSeconds;
     const nowSeconds = this.now() / 1000;
     const windowEndsAt = (Math.floor(nowSeconds / window) + 1) * window;
-    const key = `${bucket}:${identity}:${windowEndsAt}`;
-    const counted = count ? this.store.increment(key, windowEndsAt) : this.store.current(key);
+    return { windowEndsAt, nowSeconds, key: `${bucket}:${identity}:${windowEndsAt}` };
+  }
+
+  private decide(bucket: BucketName, identity: string): RateLimitDecision | Promise<RateLimitDecision> {
+    const { windowEndsAt, nowSeconds, key } = this.window(bucket, identity);
+    const counted = this.store.increment(key, windowEndsAt);
     return typeof counted === 'number'
-      ? this.decision(bucket, count, counted, windowEndsAt, nowSeconds)
-      : counted.then((n) => this.decision(bucket, count, n, windowEndsAt, nowSeconds));
+      ? this.decision(bucket, true, counted, windowEndsAt, nowSeconds)
+      : counted.then((n) => this.decision(bucket, true, n, windowEndsAt, nowSeconds));
   }
 
   private decision(bucket: BucketName, count: boolean, counted: number, windowEndsAt: number, nowSeconds: number): RateLimitDecision {
@@ -111,7 +121,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return 1;
   }
 
-  current(key: string): number {
+  known(key: string): number {
     return this.counts.get(key)?.count ?? 0;
   }
 

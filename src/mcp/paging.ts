@@ -34,8 +34,11 @@ function bindingOf(tool: string, filters: Record<string, unknown>, revision: str
 
 export interface Page<T> { total: number; items: T[]; nextCursor?: string }
 
-/** One page of `all`, from the cursor's place (or the start), `limit` long. */
-export function page<T>(all: readonly T[], opts: { tool: string; filters: Record<string, unknown>; revision: string; limit?: number; cursor?: string; detail?: boolean }): Page<T> {
+/**
+ * One page of `all`, from the cursor's place (or the start), `limit` long; a function as the limit is asked
+ * for the page's length from its first index (a page cut to a size in bytes rather than a count).
+ */
+export function page<T>(all: readonly T[], opts: { tool: string; filters: Record<string, unknown>; revision: string; limit?: number | ((offset: number) => number); cursor?: string; detail?: boolean }): Page<T> {
   const binding = bindingOf(opts.tool, opts.filters, opts.revision);
   let offset = 0;
   if (opts.cursor !== undefined) {
@@ -51,7 +54,7 @@ export function page<T>(all: readonly T[], opts: { tool: string; filters: Record
     }
     offset = state.o;
   }
-  const limit = opts.limit ?? (opts.detail ? DEFAULT_DETAIL_LIMIT : DEFAULT_LIMIT);
+  const limit = typeof opts.limit === 'function' ? opts.limit(offset) : opts.limit ?? (opts.detail ? DEFAULT_DETAIL_LIMIT : DEFAULT_LIMIT);
   const items = all.slice(offset, offset + limit);
   const next = offset + limit;
   return {

@@ -2,7 +2,7 @@
 // The catalogue and templates are loaded here as the HTTP server loads them; no key and no rate limit
 // (the caller owns the process). stdout carries the protocol only: every log line goes to stderr.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Readable, Writable } from 'node:stream';
+import { Transform, type Readable, type Writable } from 'node:stream';
 import { readConfig } from '../config.js';
 import { CatalogueLoadError, loadCatalogue } from '../catalogue/load.js';
 import { formatProblem } from '../catalogue/problems.js';
@@ -10,6 +10,7 @@ import type { Catalogue } from '../catalogue/types.js';
 import { Generator } from '../pipeline/generate.js';
 import { WorkQueue } from '../http/work-queue.js';
 import { STACKWRIGHT_VERSION } from '../version.js';
+import { MAX_JSON_DEPTH, nestingDepth } from '../json-nesting.js';
 import { createMcpServer } from './tools.js';
 
 export interface StdioOptions {
@@ -32,7 +33,39 @@ export async function runStdioServer(options: StdioOptions = {}): Promise<{ clos
     generations: new WorkQueue(2, config.generateQueue),
     version: STACKWRIGHT_VERSION,
   });
-  await server.connect(new StdioServerTransport(options.stdin, options.stdout));
+  const stdout = options.stdout ?? process.stdout;
+  await server.connect(new StdioServerTransport(withinNestingLimit(options.stdin ?? process.stdin, stdout), stdout));
   console.error(`Stackwright ${STACKWRIGHT_VERSION} MCP server on stdio: ${catalogue.services.size} services, ${catalogue.presets.size} presets`);
   return { close: () => server.close() };
+}
+
+/**
+ * The messages from `input`, one a line as the stdio transport reads them, without those that nest deeper
+ * than MAX_JSON_DEPTH (the limit a body on /mcp meets): each of those is answered here with a JSON-RPC
+ * Invalid Request (its id cannot be known without parsing it) and never reaches JSON.parse.
+ */
+function withinNestingLimit(input: Readable, output: Writable): Readable {
+  // bytes, not text, until a line is whole: a chunk may end inside a character, never inside a newline
+  let partial: Buffer = Buffer.alloc(0);
+  const lines = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const bytes = partial.length ? Buffer.concat([partial, chunk]) : chunk;
+      const end = bytes.lastIndexOf(0x0a);
+      partial = bytes.subarray(end + 1);
+      if (end < 0) return done();
+      const kept: string[] = [];
+      for (const line of bytes.toString('utf8', 0, end).split('\n')) {
+        if (nestingDepth(line, MAX_JSON_DEPTH) <= MAX_JSON_DEPTH) {
+          kept.push(line);
+          continue;
+        }
+        const message = `the message nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels; it was not read`;
+        console.error(`stdio: ${message}`);
+        output.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message } })}\n`);
+      }
+      done(null, kept.length ? `${kept.join('\n')}\n` : undefined);
+    },
+  });
+  input.pipe(lines);
+  return lines;
 }

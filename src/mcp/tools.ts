@@ -2,13 +2,14 @@
 // the generator through `McpEngine` at call time (a hot reload swaps them) and answers through the
 // functions the routes use: views.ts for catalogue entries, the service filters of catalogue-routes.ts,
 // validateStack/generateStack of write-routes.ts. Errors are the API's ApiError, returned as a tool
-// error carrying the same { code, message, details } as the HTTP envelope.
+// error carrying the same { code, message, details } as the HTTP envelope; a tool this server does not
+// have is a JSON-RPC error instead (-32602), as MCP asks.
 //
 // Answers are sized for an agent's context: lists are compact and paged by default (paging.ts), the
 // full entries come on request, generate_stack lists its files and sends the content of those asked
 // for, and JSON is never pretty-printed. test/mcp/mcp.test.ts holds every default answer under 16 KB.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Catalogue, SkillPackPlugin } from '../catalogue/types.js';
 import { didYouMean } from '../catalogue/problems.js';
 import type { Bundle, Generator } from '../pipeline/generate.js';
@@ -107,6 +108,7 @@ function generateSchema(): Tool['inputSchema'] {
         items: { type: 'string', maxLength: 300 },
         description: 'paths of files whose content to return (e.g. ["docker-compose.yml", "README.md"]), or ["*"] for every file; by default only the list of files with their size and sha256. Not sent to the generator: the same request gives the same files either way',
       },
+      cursor: { ...PAGING_PROPERTIES.cursor, description: 'nextCursor of the previous answer, with the same request, for the next page of the file list (a large stack lists its files in pages)' },
     },
   };
 }
@@ -243,8 +245,8 @@ export const TOOLS: ToolDef[] = [
     bucket: 'generate',
     inputSchema: generateSchema,
     call: async (args, engine) => {
-      const { files: wanted, ...request } = args;
-      const { files: asked } = checkArgs({ files: wanted }, { files: { type: 'strings' } });
+      const { files: wanted, cursor: sentCursor, ...request } = args;
+      const { files: asked, cursor } = checkArgs({ files: wanted, cursor: sentCursor }, { files: { type: 'strings' }, cursor: PAGING_ARGS.cursor });
       if (asked && request.format === 'tar') throw validationError('the arguments are invalid', ['files picks files to return as text; with format "tar" every file is in the archive: send one or the other']);
       const { bundle, tar } = await generateStack(engine.generator(), engine.generations, request);
       const paths = Object.keys(bundle.files);
@@ -254,14 +256,20 @@ export const TOOLS: ToolDef[] = [
         throw validationError('the arguments are invalid', missing.map((f) => `files: the stack has no file "${f}"${didYouMean(f, paths)}; its files are ${paths.join(', ')}`));
       }
       const files = paths.map((path) => ({ path, bytes: Buffer.byteLength(bundle.files[path]), sha256: fileHash(bundle.files[path]) }));
+      // the list in pages that fit FILE_LIST_BYTES, bound to this request (its fields in any order) and catalogue
+      const listed = page(files, {
+        tool: 'generate_stack', filters: Object.fromEntries(Object.entries(request).sort(([a], [b]) => a.localeCompare(b))), revision: engine.catalogue().revision, cursor,
+        limit: (offset) => filesThatFit(files, offset),
+      });
       const resources = tar
         ? [{ type: 'resource' as const, resource: { uri: `stackwright://stacks/${bundle.name}.tar.gz`, mimeType: 'application/gzip', blob: tar.toString('base64') } }]
         : chosen.map((file) => ({ type: 'resource' as const, resource: { uri: `stackwright://stacks/${bundle.name}/${file}`, mimeType: mimeOf(file), text: bundle.files[file] } }));
+      const offset = files.indexOf(listed.items[0]);
       return {
         // the text is a summary a person or agent reads, not the structured copy: with every file's
-        // sha256 twice, a large stack's answer would not fit in 16 KB (the hashes are in stackwright.json too)
-        content: [{ type: 'text', text: generateSummary(bundle, files, chosen.length, Boolean(tar)) }, ...resources],
-        structuredContent: { name: bundle.name, summary: bundle.summary, files },
+        // sha256 twice the answer would double (the hashes are in stackwright.json too)
+        content: [{ type: 'text', text: generateSummary(bundle, files, { offset, items: listed.items, nextCursor: listed.nextCursor }, chosen.length, Boolean(tar)) }, ...resources],
+        structuredContent: { name: bundle.name, summary: bundle.summary, totalFiles: files.length, files: listed.items, ...(listed.nextCursor ? { nextCursor: listed.nextCursor } : {}) },
       };
     },
   },
@@ -282,14 +290,40 @@ export const TOOLS: ToolDef[] = [
   },
 ];
 
-/** generate_stack's text: the stack in a sentence, each file with its size, and how to get the content. */
-function generateSummary(bundle: Bundle, files: { path: string; bytes: number }[], sent: number, tar: boolean): string {
+/**
+ * What one page of generate_stack's file list may take, counting each file's line of text and its entry in
+ * structuredContent. With the summary around it, the answer stays near 8 KB however many files a stack
+ * has (test/mcp/mcp.test.ts holds the largest request the API accepts under 12 KB): a larger stack has
+ * more pages, not a larger answer.
+ */
+const FILE_LIST_BYTES = 7 * 1024;
+
+/** How many files from `offset` fit one page (at least one, so paging always moves on). */
+function filesThatFit(files: { path: string; bytes: number; sha256: string }[], offset: number): number {
+  let used = 0;
+  let count = 0;
+  for (let i = offset; i < files.length; i++) {
+    const f = files[i];
+    // its line of text, and its entry: {"path":"","bytes":,"sha256":""}, (45 bytes around the values)
+    used += Buffer.byteLength(f.path) * 2 + String(f.bytes).length * 2 + f.sha256.length + 48;
+    if (used > FILE_LIST_BYTES && count > 0) break;
+    count++;
+  }
+  return count;
+}
+
+/** generate_stack's text: the stack in a sentence, one page of its files with their sizes, and how to get the rest. */
+function generateSummary(bundle: Bundle, files: { path: string; bytes: number }[], listed: { offset: number; items: { path: string; bytes: number }[]; nextCursor?: string }, sent: number, tar: boolean): string {
   const s = bundle.summary;
   const total = files.reduce((sum, f) => sum + f.bytes, 0);
+  const first = listed.offset + 1;
+  const last = listed.offset + listed.items.length;
+  const range = first === 1 && last === files.length ? '' : `; files ${first} to ${last} here`;
   return [
     `Stack "${bundle.name}": ${s.services} services, ${s.skills} skill packs, proxy ${s.proxy}; memory: needs about ${s.estimatedMemoryMB} MB (the parts' minimums), at most ${s.memoryLimitMB} MB (their limits).`,
-    `${files.length} files, ${total} bytes (path and bytes; sha256 of each in structuredContent.files and in stackwright.json):`,
-    ...files.map((f) => `${f.path} ${f.bytes}`),
+    `${files.length} files, ${total} bytes${range} (path and bytes; sha256 of each in structuredContent.files and in stackwright.json):`,
+    ...listed.items.map((f) => `${f.path} ${f.bytes}`),
+    ...(listed.nextCursor ? [`More files: call generate_stack again with the same request and cursor: "${listed.nextCursor}" (structuredContent.nextCursor).`] : []),
     tar ? 'The .tar.gz follows as a blob resource (every file under the folder of the stack name).'
       : sent ? `The content of ${sent} file(s) follows as resources.` : 'Call generate_stack again with the same request and files: ["<path>", ...] (or ["*"]) for content: the same request gives the same files.',
     'Start it with: sh scripts/start.sh (README.md explains the rest).',
@@ -305,6 +339,20 @@ function mimeOf(file: string): string {
 }
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+
+/**
+ * A call of a tool this server does not have: a protocol error, not a tool result (MCP 2025-06-18,
+ * server/tools "Error Handling": unknown tools are JSON-RPC errors, -32602 Invalid params). Thrown as a
+ * plain Error with a numeric code, the SDK sends `code`, `message` and `data` as they are (McpError would
+ * put "MCP error -32602:" in front of the message).
+ */
+function unknownTool(name: string): Error {
+  const tools = [...BY_NAME.keys()];
+  return Object.assign(new Error(`Unknown tool: ${name}${didYouMean(name, tools)}; the tools are ${tools.join(', ')} (tools/list describes them)`), {
+    code: ErrorCode.InvalidParams,
+    data: { tool: name, tools },
+  });
+}
 
 /** The rate-limit bucket of a tool call (a tool not known counts as a read: it is refused without work). */
 export function toolBucket(name: unknown): BucketName {
@@ -336,9 +384,7 @@ export function createMcpServer(engine: McpEngine, refusals?: ReadonlyMap<string
     const refusal = refusals?.get(extra.requestId);
     if (refusal) return toolError(refusal);
     const tool = BY_NAME.get(request.params.name);
-    if (!tool) {
-      return toolError(new ApiError('NOT_FOUND', `no tool "${request.params.name}"${didYouMean(request.params.name, BY_NAME.keys())}; the tools are ${[...BY_NAME.keys()].join(', ')}`));
-    }
+    if (!tool) throw unknownTool(request.params.name);
     try {
       return await tool.call(request.params.arguments ?? {}, engine);
     } catch (e) {

@@ -26,7 +26,7 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
   const serviceLists = new LRUCache<string, Buffer>({ max: 512 });
 
   return [
-    read('/api/v1/health', { summary: 'Service health and catalogue counts', response: 'health', tag: 'meta', operationId: 'getHealth', description: 'Status, version, uptime in seconds, the catalogue counts, and the catalogue revision in force with the last reload error. A counted read; container health checks should use GET /livez and GET /readyz, which are never rate-limited.' }, () => ({ data: health() })),
+    read('/api/v1/health', { summary: 'Service health and catalogue counts', response: 'health', tag: 'meta', operationId: 'getHealth', volatile: true, description: 'Status, version, uptime in seconds, the catalogue counts, and the catalogue revision in force with the last reload error. A counted read; container health checks should use GET /livez and GET /readyz, which are never rate-limited.' }, () => ({ data: health() })),
     read('/api/v1/services', {
       summary: 'Companion services; filters combine', operationId: 'listServices',
       response: 'serviceList',

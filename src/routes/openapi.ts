@@ -37,7 +37,11 @@ const HEADERS = {
   Allow: { description: 'the methods this path accepts', schema: { type: 'string' } },
   ContentDisposition: { description: 'attachment; filename="<stack name>.tar.gz"', schema: { type: 'string' } },
   ETag: { description: 'a tag of this answer; send it back in If-None-Match to get 304 while the catalogue is unchanged', schema: { type: 'string' } },
+  CacheControlRevalidate: { description: 'no-cache: a client may keep the answer but must ask again before using it (with the ETag in If-None-Match where one is given)', schema: { const: 'no-cache' } },
+  CacheControlNoStore: { description: 'no-store: the answer is not to be kept (it changes with every request, or is one stack)', schema: { const: 'no-store' } },
 };
+const REVALIDATE = { 'Cache-Control': { $ref: '#/components/headers/CacheControlRevalidate' } };
+const NO_STORE = { 'Cache-Control': { $ref: '#/components/headers/CacheControlNoStore' } };
 
 /** What an error response of a code carries, beside the envelope: typed details and headers. */
 const ERROR_DETAILS: Partial<Record<ApiErrorCode, unknown>> = {
@@ -125,7 +129,7 @@ function buildDocument(routes: Route[], version: string): Record<string, unknown
     info: {
       title: 'Stackwright stack generation service',
       version,
-      description: 'Generates the files of Docker Compose stacks for AI-agent frameworks. Every answer is the JSON envelope { ok: true, data } or { ok: false, error: { code, message, details? } }, except the .tar.gz of generate (format: "tar") and this document. Every answer carries X-RateLimit-* headers for the bucket the operation counts against (read, write, generate).',
+      description: 'Generates the files of Docker Compose stacks for AI-agent frameworks. Every answer is the JSON envelope { ok: true, data } or { ok: false, error: { code, message, details? } }, except the .tar.gz of generate (format: "tar") and this document. Every answer carries X-RateLimit-* headers for the bucket the operation counts against (read, write, generate); an answer that spends no token (a request the HTTP parser refused, say) carries the read bucket of its caller, uncounted.',
       license: { name: 'MIT', identifier: 'MIT' },
       contact: { name: 'Stackwright maintainers', url: 'https://github.com/stackwright/stackwright' },
     },
@@ -149,13 +153,19 @@ function envelope(response: string) {
   return { type: 'object', properties: { ok: { const: true }, data: { $ref: `#/components/schemas/${response}` } }, required: ['ok', 'data'] };
 }
 
+/**
+ * The success answers of a route, with the headers the service sends on them: a catalogue read has an
+ * ETag and answers 304 to it (envelope.ts sendCacheableEnvelope); health (its uptime changes every
+ * second) and the POSTs are no-store and have neither; this document is no-cache without an ETag.
+ */
 function successResponses(route: Route): Record<string, unknown> {
   const doc = route.doc;
   if (doc?.raw) {
-    return { 200: { description: 'the OpenAPI document', headers: RATE_HEADERS, content: { 'application/json': { schema: { type: 'object', description: 'an OpenAPI 3.1 document' } } } } };
+    return { 200: { description: 'the OpenAPI document', headers: { ...RATE_HEADERS, ...REVALIDATE }, content: { 'application/json': { schema: { type: 'object', description: 'an OpenAPI 3.1 document' } } } } };
   }
   const content: Record<string, unknown> = { 'application/json': { schema: doc?.response ? envelope(doc.response) : { type: 'object' } } };
-  const headers: Record<string, unknown> = { ...RATE_HEADERS };
+  const withEtag = route.method === 'GET' && !doc?.volatile;
+  const headers: Record<string, unknown> = { ...RATE_HEADERS, ...(withEtag ? { ...REVALIDATE, ETag: { $ref: '#/components/headers/ETag' } } : NO_STORE) };
   if (doc?.download) {
     content[doc.download] = { schema: { type: 'string', format: 'binary', description: 'the bundle as a gzip-compressed tar, every file under <name>/' } };
     headers['Content-Disposition'] = { $ref: '#/components/headers/ContentDisposition' };
@@ -163,24 +173,23 @@ function successResponses(route: Route): Record<string, unknown> {
   const out: Record<string, unknown> = {
     200: {
       description: doc?.download ? 'the bundle: JSON by default; with "format": "tar" in the body, the .tar.gz (application/gzip)' : 'success',
-      headers: route.method === 'GET' ? { ...headers, ETag: { $ref: '#/components/headers/ETag' } } : headers,
+      headers,
       content,
     },
   };
-  if (route.method === 'GET') out[304] = { description: 'not modified: the If-None-Match tag still matches', headers: RATE_HEADERS };
+  if (withEtag) out[304] = { description: 'not modified: the If-None-Match tag still matches', headers: { ...RATE_HEADERS, ...REVALIDATE, ETag: { $ref: '#/components/headers/ETag' } } };
   return out;
 }
 
 function errorResponses(route: Route): Record<string, unknown> {
-  const codes: ApiErrorCode[] = [];
-  if (route.method === 'POST' || route.doc?.query) codes.push('VALIDATION_ERROR');
+  // the HTTP parser's own refusals (400, 408, 431) and the connection caps (503) can meet any operation
+  const codes: ApiErrorCode[] = ['VALIDATION_ERROR'];
   if (route.auth) codes.push('UNAUTHORIZED');
   if (route.path.includes(':')) codes.push('NOT_FOUND');
   codes.push('METHOD_NOT_ALLOWED');
   if (route.doc?.conflict) codes.push('CONFLICT');
-  // the HTTP parser's own refusals can meet any operation
-  codes.push('REQUEST_TIMEOUT', 'RATE_LIMITED', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR');
-  if (route.bucket === 'generate') codes.push('SERVICE_UNAVAILABLE', 'PLUGIN_TEMPLATE_ERROR');
+  codes.push('REQUEST_TIMEOUT', 'RATE_LIMITED', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE');
+  if (route.bucket === 'generate') codes.push('PLUGIN_TEMPLATE_ERROR');
   const out: Record<string, { description: string; headers: unknown; content: { 'application/json': { schema: { $ref?: string; anyOf?: unknown[] } } } }> = {};
   const respond = (status: number, code: ApiErrorCode, description: string) => {
     const schema = { $ref: `#/components/schemas/${errorSchemaName(code)}` };
@@ -194,13 +203,14 @@ function errorResponses(route: Route): Record<string, unknown> {
     }
     out[status] = {
       description,
-      headers: { ...RATE_HEADERS, ...ERROR_HEADERS[code] },
+      headers: { ...RATE_HEADERS, ...NO_STORE, ...ERROR_HEADERS[code] },
       content: { 'application/json': { schema } },
     };
   };
   for (const code of codes) respond(API_ERRORS[code].status, code, `${code}: ${API_ERRORS[code].meaning}`);
   // an oversized body is a VALIDATION_ERROR with its own status (docs/decisions.md)
   if (route.method === 'POST') respond(413, 'VALIDATION_ERROR', 'VALIDATION_ERROR: the body is larger than STACK_BODY_LIMIT_BYTES');
+  respond(417, 'VALIDATION_ERROR', 'VALIDATION_ERROR: an Expect header other than 100-continue');
   return out;
 }
 

@@ -35,6 +35,8 @@ export interface RouteDoc {
   operationId?: string;
   /** the answer is not in the envelope (the OpenAPI document itself) */
   raw?: boolean;
+  /** a GET whose answer changes on every request (health's uptime): no-store, no ETag and no 304 */
+  volatile?: boolean;
 }
 
 export interface Route {

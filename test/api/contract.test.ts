@@ -9,8 +9,10 @@ import { API_ERRORS, WARNINGS } from '../../src/errors.js';
 import { LOAD_RULES } from '../../src/catalogue/problems.js';
 import { REPO_ROOT } from '../../src/config.js';
 import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { SCHEMA_DIR } from '../../src/schemas.js';
-import { okData, startServer, type TestServer } from '../support/server.js';
+import { KEY, okData, startServer, type TestServer } from '../support/server.js';
+import { raw as rawAt, statusOf } from '../support/raw-http.js';
 
 let server: TestServer;
 before(async () => { server = await startServer(); });
@@ -80,5 +82,103 @@ describe('docs/errors.md', () => {
   test('documents every warning code and loader rule', () => {
     for (const code of Object.keys(WARNINGS)) assert.ok(doc.includes(`| \`${code}\` |`), code);
     for (const rule of Object.keys(LOAD_RULES)) assert.ok(doc.includes(`| \`${rule}\` |`), rule);
+  });
+});
+
+describe('the OpenAPI document and the service agree, operation by operation', () => {
+  interface Answer { status: number; headers: Map<string, string>; body: string; contentType: string }
+  const fromFetch = async (res: Response): Promise<Answer> => {
+    const body = Buffer.from(await res.arrayBuffer()).toString('latin1');
+    return { status: res.status, headers: new Map([...res.headers].map(([k, v]) => [k.toLowerCase(), v])), body, contentType: res.headers.get('content-type') ?? '' };
+  };
+  const fromRaw = (text: string): Answer => {
+    const end = text.indexOf('\r\n\r\n');
+    const lines = text.slice(0, end).split('\r\n');
+    const headers = new Map(lines.slice(1).map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+    return { status: statusOf(text), headers, body: text.slice(end + 4), contentType: headers.get('content-type') ?? '' };
+  };
+  // headers a client acts on: each one the service sends must be declared for that status, and the other way round
+  const NOTABLE = ['etag', 'cache-control', 'content-disposition', 'retry-after', 'allow', 'www-authenticate', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true, logger: false });
+
+  let doc: any;
+  let limited: TestServer;
+  before(async () => {
+    doc = await (await server.get('/api/v1/openapi.json')).json();
+    limited = await startServer({ STACK_RATE_LIMIT_READ: '1', STACK_RATE_LIMIT_WRITE: '1', STACK_RATE_LIMIT_GENERATE: '1' });
+  });
+  after(() => limited.close());
+
+  /** Checks one real answer against what the document says of that operation and status. */
+  function agrees(where: string, op: any, answer: Answer): void {
+    const declared = op.responses[String(answer.status)];
+    assert.ok(declared, `${where}: ${answer.status} is not declared (declared: ${Object.keys(op.responses).join(', ')})`);
+    const headers = Object.fromEntries(Object.entries(declared.headers ?? {}).map(([name, h]: [string, any]) => [name.toLowerCase(), h.$ref ? doc.components.headers[h.$ref.split('/').pop()] : h]));
+    for (const [name, header] of Object.entries(headers) as [string, any][]) {
+      if (name === 'content-disposition' && !answer.contentType.startsWith('application/gzip')) continue;
+      const value = answer.headers.get(name);
+      assert.ok(value !== undefined, `${where} ${answer.status}: declares ${name}, the answer has none`);
+      if (header.schema.const !== undefined) assert.equal(value, header.schema.const, `${where} ${answer.status}: ${name}`);
+      if (header.schema.type === 'integer') assert.match(value, /^\d+$/, `${where} ${answer.status}: ${name}`);
+    }
+    for (const name of NOTABLE) {
+      if (answer.headers.has(name)) assert.ok(headers[name], `${where} ${answer.status}: sends ${name}, the document does not declare it`);
+    }
+    const media = answer.contentType.split(';')[0];
+    if (answer.status === 304) return assert.equal(answer.body, '', `${where}: a 304 has no body`);
+    const schema = declared.content?.[media]?.schema;
+    assert.ok(schema, `${where} ${answer.status}: ${media} is not declared`);
+    if (media !== 'application/json') return;
+    const check = ajv.compile({ components: doc.components, ...schema });
+    assert.ok(check(JSON.parse(answer.body)), `${where} ${answer.status}: ${JSON.stringify(check.errors).slice(0, 500)}`);
+  }
+
+  const concrete = (path: string) => path.replace('{id}', 'redis').replace('{name}', 'full-stack');
+  const BODIES: Record<string, unknown> = { '/api/v1/validate': { services: ['redis'] }, '/api/v1/generate': { name: 'contract', preset: 'web-agent' } };
+
+  test('every operation: its success, 304 where declared (and never where not), and the errors each can meet', async () => {
+    const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+    assert.equal(operations.length, 11);
+    const raw = (text: string) => rawAt(server.port, text).then((a) => fromRaw(a.text));
+    for (const { path, method, op } of operations) {
+      const where = `${method} ${path}`;
+      const url = concrete(path);
+      const auth: Record<string, string> = op.security.length ? { Authorization: `Bearer ${KEY}` } : {};
+      const send = (s: TestServer, headers: Record<string, string> = {}, body: unknown = BODIES[url]) => (method === 'GET'
+        ? s.get(url, { ...auth, ...headers })
+        : fetch(s.url + url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...auth, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }));
+
+      const ok = await fromFetch(await send(server));
+      assert.equal(ok.status, 200, where);
+      agrees(where, op, ok);
+      if (method === 'GET') {
+        const again = await fromFetch(await send(server, { 'If-None-Match': ok.headers.get('etag') ?? '*' }));
+        if (op.responses['304']) {
+          assert.equal(again.status, 304, `${where}: declares 304, the ETag sent back gets ${again.status}`);
+        } else {
+          assert.equal(again.status, 200, `${where}: declares no 304, yet If-None-Match got ${again.status}`);
+        }
+        agrees(where, op, again);
+      } else {
+        const tarOrNot = await fromFetch(await send(server, {}, { ...BODIES[url] as object, format: 'tar' }));
+        agrees(`${where} (format tar)`, op, tarOrNot);
+        agrees(where, op, await fromFetch(await send(server, {}, '{"unknownField":1}')));
+        agrees(where, op, await raw(`POST ${url} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\nConnection: close\r\n\r\n`));
+      }
+      if (op.security.length) agrees(where, op, await fromFetch(await send(server, { Authorization: 'Bearer wrong-key-wrong-key-wrong-key' })));
+      if (path.includes('{')) agrees(where, op, await fromFetch(await server.get(path.replace(/\{\w+\}/, 'nope-nope'), auth)));
+      if (op.parameters?.some((p: any) => p.in === 'query')) agrees(where, op, await fromFetch(await server.get(`${url}?unknown=1`)));
+      if (url === '/api/v1/generate') agrees(where, op, await fromFetch(await send(server, {}, { name: 'c', services: ['redis', 'valkey'] })));
+      agrees(where, op, await fromFetch(await fetch(server.url + url, { method: 'DELETE' })));
+      // what the HTTP parser, or Node on its behalf, refuses on the way to any operation
+      agrees(where, op, await raw(`${method} ${url}?a b HTTP/1.1\r\nHost: x\r\n\r\n`));
+      agrees(where, op, await raw(`${method} ${url} HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`));
+      agrees(where, op, await raw(`${method} ${url} HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n`));
+      // a spent bucket (each operation's second call on a server that allows one a window)
+      await (await send(limited)).arrayBuffer();
+      const spent = await fromFetch(await send(limited));
+      assert.equal(spent.status, 429, where);
+      agrees(where, op, spent);
+    }
   });
 });

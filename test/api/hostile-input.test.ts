@@ -258,6 +258,14 @@ describe('every answer carries X-RateLimit-*', () => {
     ['GET /mcp with a key', `GET /mcp HTTP/1.1\r\nAuthorization: Bearer ${KEY}`, 405],
     ['/mcp with a body that is not JSON', `POST /mcp HTTP/1.1\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: text/plain\r\nContent-Length: 1`, 400, 'x'],
     ['a body nested past the limit', `POST /api/v1/validate HTTP/1.1\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${nested(100).length}`, 400, nested(100)],
+    ['a body over the size limit', `POST /api/v1/validate HTTP/1.1\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100000000`, 413],
+    // refused by Node's HTTP parser, before there is a request to read a key from
+    ['headers too large for the parser', `GET /api/v1/health HTTP/1.1\r\nX-Padding: ${'a'.repeat(20_000)}`, 431],
+    ['a raw space in the target', 'GET /api/v1/services?tag=a b HTTP/1.1', 400],
+    ['Content-Length beside Transfer-Encoding', 'POST /api/v1/validate HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked', 400, '{}'],
+    ['a request line that is not HTTP', 'HELLO', 400],
+    // answered by Node itself unless the server takes them over
+    ['an Expect other than 100-continue', 'GET /api/v1/health HTTP/1.1\r\nExpect: teapot', 417],
   ];
   for (const [what, head, status, body = ''] of cases) {
     test(`${what}: ${status} with X-RateLimit-Limit, -Remaining and -Reset`, async () => {
@@ -268,6 +276,25 @@ describe('every answer carries X-RateLimit-*', () => {
       }
     });
   }
+
+  test('an HTTP/1.1 request without Host: 400 with the envelope and X-RateLimit-*', async () => {
+    const { text } = await raw('GET /api/v1/health HTTP/1.1\r\nConnection: close\r\n\r\n');
+    assert.equal(statusOf(text), 400);
+    assert.match(bodyOf(text).error.message, /needs a Host header/);
+    for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) assert.match(headerOf(text, name) ?? '', /^\d+$/, name);
+    // HTTP/1.0 has no Host to require
+    assert.equal(statusOf((await raw('GET /api/v1/health HTTP/1.0\r\n\r\n')).text), 200);
+  });
+
+  test('a request the parser refuses shows the read bucket of its address, and spends nothing', async () => {
+    const before = Number(headerOf((await get('/livez')).text, 'X-RateLimit-Remaining'));
+    await get('/api/v1/health');
+    const refused = await raw(`GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.equal(statusOf(refused.text), 431);
+    assert.equal(Number(headerOf(refused.text, 'X-RateLimit-Remaining')), before - 1, 'the read just counted for this address, nothing for the 431');
+    assert.equal(headerOf(refused.text, 'X-RateLimit-Limit'), String(server.config.rateLimits.read));
+    assert.equal(Number(headerOf((await get('/livez')).text, 'X-RateLimit-Remaining')), before - 1);
+  });
 
   test('an answer that spends no token shows the read bucket as it stands', async () => {
     const probe = await get('/livez');

@@ -9,6 +9,7 @@ import { RedisRateLimitStore } from '../../src/http/rate-limit-redis.js';
 import { freePort, spawnServer, stopServer, waitForOutput } from '../support/process.js';
 import { scrape, value } from '../support/prometheus.js';
 import { apiError, okData, startServer, type TestServer } from '../support/server.js';
+import { raw as rawAnswer } from '../support/raw-http.js';
 
 let redis: ChildProcess;
 let port: number;
@@ -98,24 +99,88 @@ describe('a Redis that hangs', () => {
   });
 });
 
-describe('reading a counter without counting (the headers of answers that spend no token)', () => {
-  test('current() reads what increment() counted, in Redis, and counts nothing', async () => {
-    // a Redis of its own: the shared one may have been stopped by the outage tests above
+describe('the headers of answers that spend no token never wait on Redis', () => {
+  /**
+   * A TCP relay in front of a real redis-server that can be made to hang: it then still accepts and reads
+   * what the client sends, keeps it, and answers nothing (a Redis that is up but stuck).
+   */
+  async function hangableRedis(redisPort: number) {
+    let hung = false;
+    let heard = '';
+    const relay = net.createServer((client) => {
+      const upstream = net.connect(redisPort, '127.0.0.1');
+      client.on('data', (chunk) => {
+        if (hung) heard += chunk.toString('latin1');
+        else upstream.write(chunk);
+      });
+      upstream.on('data', (chunk) => { if (!hung) client.write(chunk); });
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `redis://127.0.0.1:${(relay.address() as net.AddressInfo).port}`,
+      hang: () => { hung = true; },
+      heard: () => heard,
+      close: () => { relay.close(); },
+    };
+  }
+
+  test('probes, the web page and a parser refusal send Redis no command; a counted read does', async () => {
     const ownPort = await freePort();
     const own = spawn('redis-server', ['--port', String(ownPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     await waitForPort(ownPort);
-    const store = await RedisRateLimitStore.connect(`redis://127.0.0.1:${ownPort}`, 'peek:');
+    const relay = await hangableRedis(ownPort);
+    const store = await RedisRateLimitStore.connect(relay.url, `known:${Date.now()}:`);
+    const server = await startServer({ STACK_RATE_LIMIT_READ: '50' }, store);
+    try {
+      const counted = await server.get('/api/v1/skills');
+      assert.equal(counted.headers.get('x-ratelimit-remaining'), '49', 'counted in Redis');
+      await counted.arrayBuffer();
+      relay.hang();
+      for (const path of ['/livez', '/readyz', '/livez/', '/']) {
+        const res = await server.get(path);
+        assert.equal(res.status, 200, path);
+        // what this instance last counted for the address: nothing more, nothing asked
+        assert.equal(res.headers.get('x-ratelimit-remaining'), '49', path);
+        assert.equal(res.headers.get('x-ratelimit-limit'), '50', path);
+        await res.arrayBuffer();
+      }
+      const refused = await rawAnswer(server.port, `GET /livez HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`);
+      assert.match(refused.text, /^HTTP\/1\.1 431 [^]*\r\nX-RateLimit-Remaining: 49\r\n/);
+      assert.equal(relay.heard(), '', 'no command reached the hung Redis');
+      // the listener does hear commands: a counted read sends one (and, unanswered, falls back to memory)
+      const read = await server.get('/api/v1/skills');
+      assert.equal(read.status, 200);
+      await read.arrayBuffer();
+      assert.match(relay.heard(), /INCR/i);
+    } finally {
+      await server.close().catch(() => undefined);
+      relay.close();
+      own.kill('SIGKILL');
+    }
+  });
+
+  test('known() is what Redis last answered this instance, without a command; the memory count while Redis is set aside', async () => {
+    const ownPort = await freePort();
+    const own = spawn('redis-server', ['--port', String(ownPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    await waitForPort(ownPort);
+    const store = await RedisRateLimitStore.connect(`redis://127.0.0.1:${ownPort}`, 'known:');
     try {
       const windowEndsAt = Date.now() / 1000 + 600;
-      assert.equal(await store.current('k'), 0, 'no counter yet');
+      assert.equal(store.known('k'), 0, 'no counter yet');
       await store.increment('k', windowEndsAt);
       await store.increment('k', windowEndsAt);
-      assert.equal(await store.current('k'), 2);
-      assert.equal(await store.current('k'), 2, 'reading did not count');
+      assert.equal(store.known('k'), 2);
+      assert.equal(store.known('k'), 2, 'reading did not count');
       assert.equal(await store.increment('k', windowEndsAt), 3);
+      own.kill('SIGSTOP');
+      assert.equal(await store.increment('k', windowEndsAt), 1, 'Redis hung: counted in memory');
+      assert.equal(store.known('k'), 1, 'the count the decisions use while Redis is set aside');
     } finally {
-      await store.close();
       own.kill('SIGKILL');
+      await store.close();
     }
   });
 });

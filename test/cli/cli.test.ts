@@ -202,6 +202,45 @@ describe('stackwright generate', () => {
     assert.ok(!fs.existsSync(path.join(dir, 'out')), 'nothing written');
   });
 
+  test('a request on stdin nested past the limit is refused the same way', async () => {
+    const dir = tmp();
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(REPO_ROOT, 'src/cli/main.ts'), 'generate', '--request', '-', '--out', path.join(dir, 'out')], { env: { ...process.env, NO_COLOR: '1' } });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d; });
+    child.stdin.end(`{"name":"x","skills":${'{"a":'.repeat(MAX_JSON_DEPTH)}1${'}'.repeat(MAX_JSON_DEPTH)}}`);
+    assert.equal(await new Promise((resolve) => child.on('close', resolve)), 2);
+    assert.match(stderr, new RegExp(`- nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`));
+    assert.ok(!fs.existsSync(path.join(dir, 'out')), 'nothing written');
+  });
+
+  test('stackwright mcp answers a message nested past the limit with a JSON-RPC error, unparsed, and goes on serving', async () => {
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(REPO_ROOT, 'src/cli/main.ts'), 'mcp'], { env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d; });
+    const line = (n: number) => new Promise<any>((resolve) => {
+      const check = () => {
+        const lines = stdout.split('\n').filter(Boolean);
+        if (lines.length >= n) resolve(JSON.parse(lines[n - 1]));
+        else child.stdout.once('data', check);
+      };
+      check();
+    });
+    child.stdout.on('data', (d: Buffer) => { stdout += d; });
+    try {
+      const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":${'{"a":'.repeat(MAX_JSON_DEPTH)}1${'}'.repeat(MAX_JSON_DEPTH)}}`;
+      // sent in two pieces, the second with the next message, as a pipe may deliver them
+      child.stdin.write(deep.slice(0, 50));
+      child.stdin.write(`${deep.slice(50)}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
+      const refused = await line(1);
+      assert.deepEqual(refused, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `the message nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels; it was not read` } });
+      assert.deepEqual(await line(2), { jsonrpc: '2.0', id: 2, result: {} }, 'the next message is served');
+      assert.match(stderr, /nests arrays and objects deeper/);
+    } finally {
+      child.kill();
+    }
+  });
+
   test('--tar writes the bytes the API sends', async () => {
     const res = await server.post('/api/v1/generate', { ...request, format: 'tar' }, { Authorization: `Bearer ${KEY}` });
     const apiTar = Buffer.from(await res.arrayBuffer());
@@ -465,6 +504,42 @@ function moveTag(plugins: string, id: string, tag: string): void {
   fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').replace(/^imageTag: .*$/m, `imageTag: ${tag}`));
 }
 
+describe('how the docs and generated stacks say to run the command', () => {
+  // the command is not on the npm registry: `npx stackwright` would fetch and run someone else's package
+  const NPX = /npx\s+(-\S+\s+)*stackwright/;
+  test('no generated file and no doc, template or shipped text says npx stackwright', async () => {
+    const dir = tmp();
+    const stacks: string[][] = [
+      ['--name', 'npx-docker', '--preset', 'research-assistant', '--proxy', 'caddy', '--domain', 'agents.example.com'],
+      ['--name', 'npx-bare', '--services', 'postgresql,qdrant', '--proxy', 'nginx', '--deployment', 'bare-metal'],
+    ];
+    let files = 0;
+    for (const args of stacks) {
+      const out = path.join(dir, args[1]);
+      const run = await cli(['generate', ...args, '--out', out]);
+      assert.equal(run.code, 0, run.stderr);
+      for (const [file, text] of Object.entries(readTree(out))) {
+        files++;
+        assert.doesNotMatch(text, NPX, `${args[1]}/${file}`);
+      }
+      // and the generated README names a command of this project instead
+      assert.match(fs.readFileSync(path.join(out, 'README.md'), 'utf8'), /node <checkout>\/dist\/cli\/main\.js upgrade \. --dry-run/);
+    }
+    assert.ok(files > 20, `${files} generated files read`);
+    const shipped = ['README.md', 'docs', 'templates', 'contrib', 'test/images/README.md', 'Dockerfile', 'package.json'];
+    let read = 0;
+    const scan = (rel: string) => {
+      const full = path.join(REPO_ROOT, rel);
+      if (fs.statSync(full).isDirectory()) return fs.readdirSync(full).forEach((e) => scan(path.join(rel, e)));
+      if (/\.(png|jpg|gz)$/.test(rel)) return;
+      read++;
+      assert.doesNotMatch(fs.readFileSync(full, 'utf8'), NPX, rel);
+    };
+    shipped.forEach(scan);
+    assert.ok(read >= 30, `${read} files of docs and templates read`);
+  });
+});
+
 describe('stackwright upgrade', () => {
   test('applies the new catalogue to files the user left alone, keeps edits, .env values and the override file, and rolls back', async () => {
     const { plugins, env, stack } = catalogueCopy();
@@ -565,6 +640,23 @@ describe('stackwright upgrade', () => {
     const run = await cli(['upgrade', stack], env);
     assert.equal(run.code, 0, run.stderr);
     assert.match(fs.readFileSync(path.join(stack, '.env'), 'utf8'), /^QDRANT_IMAGE=qdrant\/qdrant:v9\.9\.9$/m);
+  });
+
+  test('a stack record or an upgrade backup record nested past the JSON limit is refused before parsing, and nothing changes', async () => {
+    const dir = tmp();
+    const deep = `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`;
+    fs.writeFileSync(path.join(dir, 'stackwright.json'), `{"request":{"name":"x"},"files":{},"images":${deep}}`);
+    const run = await cli(['upgrade', dir]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, new RegExp(`stackwright\\.json cannot be read as a stack record \\(it nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`));
+
+    const backup = path.join(dir, '.stackwright', 'upgrade-backups', '2026-01-01T00-00-00Z');
+    fs.mkdirSync(path.join(backup, 'files'), { recursive: true });
+    fs.writeFileSync(path.join(backup, 'upgrade.json'), `{"added":${deep}}`);
+    const back = await cli(['upgrade', dir, '--rollback']);
+    assert.equal(back.code, 1);
+    assert.match(back.stderr, new RegExp(`upgrade\\.json cannot be read as an upgrade backup record \\(it nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.*nothing was changed`));
+    assert.ok(fs.existsSync(backup), 'the backup is where it was');
   });
 
   test('a folder without stackwright.json is refused with what to do', async () => {

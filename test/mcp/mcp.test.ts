@@ -3,13 +3,14 @@
 // paging over both transports, and every default answer under 16 KB over the real catalogue.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { REPO_ROOT } from '../../src/config.js';
-import { apiError, KEY, okData, shippedCatalogue, startServer, type TestServer } from '../support/server.js';
+import { apiError, conflictFreeGroups, KEY, okData, shippedCatalogue, startServer, type TestServer } from '../support/server.js';
 
 const TOOL_NAMES = ['explain_error', 'generate_stack', 'get_service', 'list_categories', 'list_frameworks_and_proxies', 'list_presets', 'list_services', 'list_skill_packs', 'validate_stack'];
 
@@ -61,6 +62,26 @@ async function allPages(c: Client, name: string, key: string, args: Record<strin
     assert.ok(pages <= 100, 'paging ends');
   } while (cursor);
   return { total, entries, pages };
+}
+
+/** generate_stack's file list, page by page (each page's total checked), and the largest answer met. */
+async function allFiles(c: Client, request: Record<string, unknown>): Promise<{ files: any[]; pages: number; largest: number }> {
+  const files: any[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  let largest = 0;
+  do {
+    const result = structuredResult(await c.callTool({ name: 'generate_stack', arguments: { ...request, ...(cursor ? { cursor } : {}) } }));
+    largest = Math.max(largest, bytesOf(result));
+    const data = result.structuredContent as any;
+    files.push(...data.files);
+    assert.ok(files.length <= data.totalFiles);
+    cursor = data.nextCursor;
+    if (cursor) assert.ok((result.content as Content[])[0].text!.includes(`cursor: "${cursor}"`), 'the text says how to get the next page');
+    pages++;
+    assert.ok(pages <= 100, 'paging ends');
+  } while (cursor);
+  return { files, pages, largest };
 }
 
 let server: TestServer;
@@ -144,6 +165,14 @@ describe('MCP over Streamable HTTP', () => {
     assert.ok(qdrant.skillPacksRequiring.includes('rag-memory'));
     const missing = toolError(await client.callTool({ name: 'get_service', arguments: { id: 'qdrnt' } }), 'NOT_FOUND');
     assert.match(missing.message, /did you mean "qdrant"/);
+    // the start of an id, or a typo in it, names the id; the API's 404 says the same
+    for (const [typed, meant] of [['postgre', 'postgresql'], ['postgress', 'postgresql'], ['postgrs', 'postgresql'], ['n8', 'n8n'], ['opensearc', 'opensearch']]) {
+      const error = toolError(await client.callTool({ name: 'get_service', arguments: { id: typed } }), 'NOT_FOUND');
+      assert.match(error.message, new RegExp(`^service "${typed}" does not exist \\(did you mean "${meant}"\\?\\)`));
+      const http = await apiError(await server.get(`/api/v1/services/${typed}`), 404, 'NOT_FOUND');
+      assert.match(http.message, new RegExp(`did you mean "${meant}"`));
+    }
+    assert.doesNotMatch(toolError(await client.callTool({ name: 'get_service', arguments: { id: 'nope' } }), 'NOT_FOUND').message, /did you mean/, 'nothing close, no guess');
 
     const categories = structured(await client.callTool({ name: 'list_categories', arguments: {} }));
     assert.ok(categories.categories.length > 10);
@@ -206,7 +235,8 @@ describe('MCP over Streamable HTTP', () => {
     const listed = await client.callTool({ name: 'generate_stack', arguments: request });
     const data = structured(listed);
     assert.deepEqual(data.summary, bundle.summary);
-    assert.deepEqual(data.files, Object.entries(bundle.files as Record<string, string>).map(([file, text]) => ({
+    assert.equal(data.totalFiles, Object.keys(bundle.files).length);
+    assert.deepEqual((await allFiles(client, request)).files, Object.entries(bundle.files as Record<string, string>).map(([file, text]) => ({
       path: file, bytes: Buffer.byteLength(text), sha256: crypto.createHash('sha256').update(text).digest('hex'),
     })));
     const content = listed.content as Content[];
@@ -257,6 +287,39 @@ describe('MCP over Streamable HTTP', () => {
     assert.ok(!text.includes('\n'), 'compact JSON');
   });
 
+  test('generate_stack at the largest request the API accepts answers within 12 KB, its file list in pages that add up to the bundle', async () => {
+    const catalogue = shippedCatalogue();
+    const schema = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'schemas/generate-request.schema.json'), 'utf8'));
+    // as many services as a request may name without a conflicting pair, every skill pack they allow, every framework
+    const services = conflictFreeGroups(catalogue).sort((a, b) => b.length - a.length)[0].slice(0, schema.properties.services.maxItems);
+    const chosen = new Set(services);
+    const skills = [...catalogue.skillPacks.values()].filter((p) => p.manifest.requiredServices.every((r) => chosen.has(r))).map((p) => p.id);
+    const [primaryFramework, ...companionFrameworks] = [...catalogue.frameworks.keys()];
+    const largest = { name: 'l'.repeat(schema.properties.name.maxLength), services, skills, primaryFramework, companionFrameworks, proxy: 'caddy', domain: 'agents.example.com' };
+    assert.ok(services.length >= 150 && skills.length >= 30, `${services.length} services, ${skills.length} skill packs`);
+    const MARGIN_BUDGET = 12 * 1024;
+    for (const deploymentType of ['docker', 'bare-metal']) {
+      const request = { ...largest, deploymentType };
+      const bundle = await okData(await server.post('/api/v1/generate', request));
+      const paths = Object.keys(bundle.files);
+      assert.ok(paths.length > 150, `${deploymentType}: ${paths.length} files`);
+      const { files, pages, largest: bytes } = await allFiles(client, request);
+      assert.ok(bytes <= MARGIN_BUDGET, `${deploymentType}: the largest answer is ${bytes} bytes`);
+      assert.ok(pages > 1, 'a stack this large is listed in pages');
+      assert.deepEqual(files.map((f) => f.path), paths, 'the pages together list every file once, in order');
+      // with files asked for, the same page of the list, and the content
+      const both = await client.callTool({ name: 'generate_stack', arguments: { ...request, files: ['docker-compose.yml'] } });
+      assert.equal((both.content as Content[])[1].resource!.text, bundle.files['docker-compose.yml']);
+    }
+    // a cursor belongs to its request: another one (a field changed) is refused with what to do
+    const first = structured(await client.callTool({ name: 'generate_stack', arguments: largest }));
+    const foreign = toolError(await client.callTool({ name: 'generate_stack', arguments: { ...largest, proxy: 'nginx', cursor: first.nextCursor } }), 'VALIDATION_ERROR');
+    assert.match(foreign.details.errors[0], /cursor belongs to other filters/);
+    // the same request with its fields in another order keeps its cursor
+    const reordered = Object.fromEntries(Object.entries(largest).reverse());
+    structured(await client.callTool({ name: 'generate_stack', arguments: { ...reordered, cursor: first.nextCursor } }));
+  });
+
   test('explain_error explains error codes, warnings, loader rules and detail sentences', async () => {
     const conflict = structured(await client.callTool({ name: 'explain_error', arguments: { code: 'CONFLICT' } }));
     assert.equal(conflict.httpStatus, 409);
@@ -277,7 +340,8 @@ describe('MCP over Streamable HTTP', () => {
     assert.equal(listed.filter((c) => c === 'CONFLICT').length, 1, 'each code listed once');
     assert.equal(new Set(listed).size, listed.length);
     toolError(await client.callTool({ name: 'explain_error', arguments: {} }), 'VALIDATION_ERROR');
-    toolError(await client.callTool({ name: 'no_such_tool', arguments: {} }), 'NOT_FOUND');
+    // a tool that does not exist is a protocol error, not a tool result (the /mcp endpoint tests below)
+    await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e: any) => e.code === -32602);
   });
 });
 
@@ -285,6 +349,26 @@ describe('the /mcp endpoint', () => {
   const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
   const post = (headers: Record<string, string>) => fetch(`${server.url}/mcp`, {
     method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(initialize),
+  });
+
+  test('an unknown tool is a JSON-RPC error -32602 naming the nearest tool, not a tool result', async () => {
+    await assert.rejects(client.callTool({ name: 'get_servic', arguments: { id: 'qdrant' } }), (e: any) => {
+      assert.equal(e.code, -32602);
+      assert.match(e.message, /Unknown tool: get_servic \(did you mean "get_service"\?\); the tools are /);
+      assert.deepEqual([...e.data.tools].sort(), TOOL_NAMES);
+      return true;
+    });
+    // on the wire: an error member and no result
+    const answer = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'nope', arguments: {} } }),
+    });
+    const rpc = await answer.json() as any;
+    assert.equal(rpc.id, 7);
+    assert.equal(rpc.result, undefined);
+    assert.equal(rpc.error.code, -32602);
+    assert.match(rpc.error.message, /^Unknown tool: nope; the tools are /);
   });
 
   test('a missing or wrong key is refused with 401, as on the API', async () => {
@@ -352,6 +436,7 @@ describe('MCP over stdio', () => {
       assert.deepEqual(structured(await stdio.callTool({ name: 'validate_stack', arguments: request })), await okData(await server.post('/api/v1/validate', request)));
       const error = toolError(await stdio.callTool({ name: 'validate_stack', arguments: { services: ['n8m'] } }), 'VALIDATION_ERROR');
       assert.match(error.details.errors[0], /did you mean "n8n"/);
+      await assert.rejects(stdio.callTool({ name: 'generate', arguments: {} }), (e: any) => e.code === -32602 && /^MCP error -32602: Unknown tool: generate/.test(e.message));
       // paging over stdio: the same pages as over HTTP
       for (const [name, key] of [['list_services', 'services'], ['list_skill_packs', 'skillPacks'], ['list_presets', 'presets']] as const) {
         const overStdio = await allPages(stdio, name, key, { limit: 20 });
