@@ -123,8 +123,11 @@ export function templateJobs(model: StackModel): TemplateJob[] {
     } else if (p.kind === 'service') {
       const m = (p as ServicePlugin).manifest;
       for (const f of m.files ?? []) job(f.template, serviceFilePath(p.id, f.template));
-      // the setup script exists only while some consumer has a database on this server
-      if (m.databaseServer && model.databases.some((d) => d.server === p.id)) job(m.databaseServer.setup, serviceFilePath(p.id, m.databaseServer.setup));
+      // the setup script exists only while some consumer has a database on this server; it sees the
+      // server's own extensions (a family's script is shared, so they are data: catalogue/database-families.ts)
+      if (m.databaseServer && model.databases.some((d) => d.server === p.id)) {
+        job(m.databaseServer.setup, serviceFilePath(p.id, m.databaseServer.setup), { server: { extensions: m.databaseServer.extensions ?? [] } });
+      }
     } else {
       const proxy = p as ProxyPlugin;
       // a file marked https is written only for a stack with a public domain

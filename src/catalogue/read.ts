@@ -5,15 +5,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as yaml from 'js-yaml';
 import { describeSchemaError, usefulErrors, validator } from '../schemas.js';
+import { FAMILIES_DIR, joinFamily } from './database-families.js';
 import type { Problem } from './problems.js';
 import type {
-  Category, FrameworkPlugin, PluginKind, PresetPlugin, ProxyPlugin, ServicePlugin, Skill, SkillPackPlugin,
+  Category, DatabaseFamily, FrameworkPlugin, PluginKind, PresetPlugin, ProxyPlugin, ServicePlugin, Skill, SkillPackPlugin,
 } from './types.js';
 
 export interface CatalogueDirs {
   /** folder holding services/, frameworks/, proxies/, skills/ */
   plugins: string;
-  /** folder holding categories.yaml and presets/ */
+  /** folder holding categories.yaml, presets/ and database-families/ */
   catalogue: string;
 }
 
@@ -24,6 +25,8 @@ export interface RawCatalogue {
   proxies: ProxyPlugin[];
   skillPacks: SkillPackPlugin[];
   presets: PresetPlugin[];
+  /** the database engine families database servers name (catalogue/database-families/) */
+  databaseFamilies: DatabaseFamily[];
   /** plugin folders whose manifest did not load (its problems are recorded): id -> manifest file */
   unloaded: Map<string, string>;
 }
@@ -42,11 +45,14 @@ export const FOLDER_KINDS = [
 export function readCatalogue(dirs: CatalogueDirs, problems: Problem[]): RawCatalogue {
   const root = commonRoot(dirs);
   const ctx = new ReadContext(root, problems);
-  const raw: RawCatalogue = { categories: [], services: [], frameworks: [], proxies: [], skillPacks: [], presets: [], unloaded: new Map() };
+  const raw: RawCatalogue = { categories: [], services: [], frameworks: [], proxies: [], skillPacks: [], presets: [], databaseFamilies: [], unloaded: new Map() };
 
   const categoriesFile = path.join(dirs.catalogue, 'categories.yaml');
   const categories = ctx.readManifest(categoriesFile, 'categories') as { categories: Category[] } | undefined;
   raw.categories = categories?.categories ?? [];
+
+  const families = readFamilies(ctx, path.join(dirs.catalogue, FAMILIES_DIR));
+  raw.databaseFamilies = [...families.loaded.values()];
 
   for (const spec of FOLDER_KINDS) {
     const kindDir = path.join(dirs.plugins, spec.folder);
@@ -58,12 +64,18 @@ export function readCatalogue(dirs: CatalogueDirs, problems: Problem[]): RawCata
         ctx.problem(file, '', 'file.unreadable', `the folder ${ctx.rel(dir)} has no ${spec.manifest}`);
         continue;
       }
-      const manifest = ctx.readManifest(file, spec.schema);
-      if (!manifest || !ctx.checkDeclaredId(manifest, id, file)) {
+      const read = ctx.readManifest(file, spec.schema);
+      // a database server of a family gets the family's setup script, as if its folder held it
+      const joined = read && spec.kind === 'service'
+        ? joinFamily(read, families.loaded, families.unloaded, (pointer, rule, message) => ctx.problem(file, pointer, rule, message))
+        : read && { manifest: read };
+      if (!joined || !ctx.checkDeclaredId(joined.manifest, id, file)) {
         raw.unloaded.set(id, ctx.rel(file));
         continue;
       }
-      const templates = ctx.readTemplates(dir, file, templateNames(spec.kind, manifest));
+      const { manifest, template: familySetup } = joined;
+      const templates = ctx.readTemplates(dir, file, templateNames(spec.kind, manifest, familySetup?.[0]));
+      if (familySetup) templates.set(...familySetup);
       const base = { id, dir, file: ctx.rel(file), templates, hash: hashOf(manifest, templates) };
       switch (spec.kind) {
         case 'service': raw.services.push({ ...base, kind: 'service', manifest } as unknown as ServicePlugin); break;
@@ -94,15 +106,41 @@ export function readCatalogue(dirs: CatalogueDirs, problems: Problem[]): RawCata
   return raw;
 }
 
-/** Template files a manifest names, each to be read from the plugin folder. */
-function templateNames(kind: PluginKind, manifest: Record<string, unknown>): { name: string; pointer: string }[] {
+/**
+ * The database families under `dir`, each family.yaml schema-checked with its setup template, and the ids
+ * of family folders that did not load (their problems are recorded).
+ */
+function readFamilies(ctx: ReadContext, dir: string): { loaded: Map<string, DatabaseFamily>; unloaded: Set<string> } {
+  const loaded = new Map<string, DatabaseFamily>();
+  const unloaded = new Set<string>();
+  for (const id of ctx.listDir(dir, 'dirs')) {
+    const file = path.join(dir, id, 'family.yaml');
+    if (!ctx.checkId(id, file)) continue;
+    if (!fs.existsSync(file)) {
+      ctx.problem(file, '', 'file.unreadable', `the family folder ${ctx.rel(path.join(dir, id))} has no family.yaml`);
+      unloaded.add(id);
+      continue;
+    }
+    const manifest = ctx.readManifest(file, 'database-family') as DatabaseFamily['manifest'] | undefined;
+    const template = manifest && ctx.readTemplates(path.join(dir, id), file, [{ name: manifest.setup, pointer: '/setup' }]).get(manifest.setup);
+    if (!manifest || template === undefined) {
+      unloaded.add(id);
+      continue;
+    }
+    loaded.set(id, { id, file: ctx.rel(file), manifest, template });
+  }
+  return { loaded, unloaded };
+}
+
+/** Template files a manifest names, each to be read from the plugin folder (`joined`: the family's setup, read already). */
+function templateNames(kind: PluginKind, manifest: Record<string, unknown>, joined?: string): { name: string; pointer: string }[] {
   const m = manifest as {
     files?: { template: string }[]; config?: { template: string }; configFiles?: { template: string }[];
     databaseServer?: { setup: string };
   };
   if (kind === 'service') {
     const files = (m.files ?? []).map((f, i) => ({ name: f.template, pointer: `/files/${i}/template` }));
-    return m.databaseServer ? [...files, { name: m.databaseServer.setup, pointer: '/databaseServer/setup' }] : files;
+    return m.databaseServer && m.databaseServer.setup !== joined ? [...files, { name: m.databaseServer.setup, pointer: '/databaseServer/setup' }] : files;
   }
   if (kind === 'framework' && m.config) return [{ name: m.config.template, pointer: '/config/template' }];
   if (kind === 'proxy') return (m.configFiles ?? []).map((f, i) => ({ name: f.template, pointer: `/configFiles/${i}/template` }));

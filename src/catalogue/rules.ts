@@ -2,6 +2,7 @@
 // the JSON pointer of the field and a rule id from problems.ts.
 import { compileTemplate, templateErrorMessage } from '../templating.js';
 import { BACKUP_KINDS } from './backup-kinds.js';
+import { checkFamilies } from './database-families.js';
 import { didYouMean, type LoadRule, type Problem } from './problems.js';
 import type { RawCatalogue } from './read.js';
 import type { ContainerManifest, ContainerPlugin, ServicePlugin } from './types.js';
@@ -56,6 +57,7 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
     checkServiceRefs(plugin, services, allContainers, raw.unloaded, add);
   }
 
+  checkFamilies(raw.services, containers, new Map(raw.databaseFamilies.map((f) => [f.id, f])), add);
   for (const s of raw.services) {
     checkBackup(s, add);
     if (!categoryIds.has(s.manifest.category)) {

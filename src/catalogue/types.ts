@@ -103,7 +103,13 @@ export interface ServiceManifest extends ContainerManifest {
   gpu?: 'none' | 'optional' | 'required';
   gpuImageTag?: string;
   native?: NativeRecipe;
-  databaseServer?: { setup: string; superuserPasswordEnv: string; port: number; clientUrl: string; hostEnv?: string };
+  /**
+   * setup is always set once loaded: the plugin's own template, or its family's (catalogue/database-families,
+   * joined by the reader with the family's hostEnv)
+   */
+  databaseServer?: {
+    setup: string; family?: string; extensions?: string[]; superuserPasswordEnv: string; port: number; clientUrl: string; hostEnv?: string;
+  };
   /** a database scripts/backup.sh --live dumps with its own tools (catalogue/backup-kinds.ts) */
   backup?: DatabaseBackup;
 }
@@ -184,4 +190,13 @@ export interface Catalogue {
   readonly servicesByCategory: ReadonlyMap<string, readonly ServicePlugin[]>;
   readonly servicesByTag: ReadonlyMap<string, readonly ServicePlugin[]>;
   readonly servicesByMaturity: ReadonlyMap<string, readonly ServicePlugin[]>;
+}
+
+/** A database engine family (catalogue/database-families/<id>/family.yaml and its setup template). */
+export interface DatabaseFamily {
+  id: string;
+  /** path of family.yaml relative to the catalogue root */
+  file: string;
+  manifest: { name: string; description: string; setup: string; environment: string[]; hostEnv?: string; extensions: boolean };
+  template: string;
 }

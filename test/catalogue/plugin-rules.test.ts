@@ -94,6 +94,43 @@ describe('plugin rules', () => {
     expectProblem(list, BETA, '/databases/0/passwordEnv', 'database.password', /must be a secret variable/);
   });
 
+  test('a database server of a family runs the family\'s one setup script, with its own extensions as data', () => {
+    const family = 'catalogue/database-families/pg/';
+    const files = {
+      [`${family}family.yaml`]: 'name: Pg\ndescription: roles and databases\nsetup: create.sh.eta\nenvironment: [ROOT_PASSWORD]\nextensions: true\n',
+      [`${family}create.sh.eta`]: '# <%= it.self.name %>: <%= it.server.extensions.join(" ") %>\n',
+      'catalogue/database-families/my/family.yaml': 'name: My\ndescription: users\nsetup: create.sh.eta\nenvironment: [ROOT_PASSWORD]\nhostEnv: MY_HOST\nextensions: false\n',
+      'catalogue/database-families/my/create.sh.eta': '# my\n',
+    };
+    const server = (id: string, family: string, extra = '') => service(id, SERVER.replace('setup: setup.sh.eta', `family: ${family}${extra}`));
+    const consumer = (id: string, server: string, extensions = '') => service(id, `requires: [${server}]\ndatabases:\n  - { server: ${server}, passwordEnv: DB_PASSWORD${extensions} }\nenvironment:\n  - { name: DB_PASSWORD, secret: true, description: own database }\n`);
+    const result = loadCatalogue(writeCatalogue({ ...files, [ALPHA]: server('alpha', 'pg', ', extensions: [vchord]'), [BETA]: consumer('beta', 'alpha') }));
+    assert.deepEqual(result.errors.map(formatProblem), []);
+    const alpha = result.catalogue!.services.get('alpha')!;
+    assert.equal(alpha.manifest.databaseServer!.setup, 'create.sh.eta', 'the family names the template');
+    assert.equal(alpha.templates.get('create.sh.eta'), files[`${family}create.sh.eta`], 'the family\'s template, read once for all its servers');
+
+    const list = problems({
+      ...files,
+      [ALPHA]: server('alpha', 'postgress'),
+      'plugins/services/gamma/service.yaml': service('gamma', SERVER.replace('setup: setup.sh.eta', 'family: pg, setup: own.sh.eta').replace('ROOT_PASSWORD, secret', 'OTHER, secret')),
+      'plugins/services/delta/service.yaml': server('delta', 'my', ', extensions: [x], hostEnv: PGHOST'),
+      'plugins/services/epsilon/service.yaml': consumer('epsilon', 'delta', ', extensions: [pg_trgm]'),
+      'plugins/services/zeta/service.yaml': service('zeta', SERVER.replace('setup: setup.sh.eta, ', '')),
+    });
+    expectProblem(list, ALPHA, '/databaseServer/family', 'database.family', /"postgress" is no database family \(a folder of catalogue\/database-families\/ with family.yaml\): use one of my, pg/);
+    expectProblem(list, 'plugins/services/gamma/service.yaml', '/databaseServer/setup', 'database.family', /family "pg" brings the setup script/);
+    expectProblem(list, 'plugins/services/gamma/service.yaml', '/databaseServer/family', 'database.family', /the pg family's setup script reads ROOT_PASSWORD, which this plugin does not declare/);
+    expectProblem(list, 'plugins/services/delta/service.yaml', '/databaseServer/hostEnv', 'database.family', /reads the server's host from MY_HOST: remove hostEnv/);
+    expectProblem(list, 'plugins/services/delta/service.yaml', '/databaseServer/extensions', 'database.family', /the my family's setup creates no extensions/);
+    expectProblem(list, 'plugins/services/epsilon/service.yaml', '/databases/0/extensions', 'database.family', /"delta" is a my server, whose setup creates no extensions/);
+    expectProblem(list, 'plugins/services/zeta/service.yaml', '/databaseServer', 'database.family', /needs family \(its engine's shared setup script: my, pg\) or, for an engine with no family, setup/);
+    // a family.yaml that breaks its schema is named, and its servers are told where to look
+    const broken = problems({ ...files, [`${family}family.yaml`]: 'name: Pg\nsetup: create.sh\nenvironment: []\nextensions: true\n', [ALPHA]: server('alpha', 'pg') });
+    expectProblem(broken, `${family}family.yaml`, '/setup', 'schema', /pattern|must match/);
+    expectProblem(broken, ALPHA, '/databaseServer/family', 'database.family', /family "pg", whose catalogue\/database-families\/pg\/family.yaml did not load/);
+  });
+
   test('a database backed up with its own tools names declared variables, the ones its kind needs, and tools its image lists', () => {
     const list = problems({
       [BETA]: service('beta', 'backup: { kind: mongo, passwordEnv: NOPE }\nbinaries: [sh, mongodump]\nenvironment:\n  - { name: ROOT, default: x, description: root }\n'),

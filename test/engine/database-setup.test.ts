@@ -1,49 +1,35 @@
 // The generated database setup script (config/postgresql/create-databases.sh) against a real PostgreSQL
 // server: each consumer gets its role and database, a second run changes nothing, a password changed
-// in .env takes effect, and a service added later gets its database. The server is Debian's
-// PostgreSQL (installed by `npm run setup:test-tools`), started on a private port for this file.
+// in .env takes effect, and a service added later gets its database. Then the same for every database
+// server of the PostgreSQL family the catalogue holds (each on a fresh server of its own): every consumer
+// reaches its own databases only, not another's nor the server's own (postgres, template1, the
+// superuser's), and has the server's extensions. The server is Debian's PostgreSQL (installed by
+// `npm run setup:test-tools`) on private ports; extensions Debian lacks are stubbed (test/support/postgres.ts).
 import assert from 'node:assert/strict';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readConfig } from '../../src/config.js';
 import { Generator } from '../../src/pipeline/generate.js';
+import { consumersOf, databaseServers, FAMILIES_WITH_A_TEST_SERVER, stackOnServer } from '../support/database-servers.js';
+import { EXTENSION_STUBS, startPostgres, type Postgres } from '../support/postgres.js';
 import { shippedCatalogue } from '../support/server.js';
 
-const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir, 50);
+const catalogue = shippedCatalogue();
+const generator = new Generator(catalogue, readConfig({}).templatesDir, 50);
 const PORT = 55432;
 const SUPERUSER = 'stack';
 const SUPERPASS = 'superuser-secret-1';
 
-const binDir = (() => {
-  const root = '/usr/lib/postgresql';
-  const version = fs.existsSync(root) ? fs.readdirSync(root).sort().at(-1) : undefined;
-  return version ? path.join(root, version, 'bin') : undefined;
-})();
-const asRoot = process.getuid?.() === 0;
-
-/** Runs a server binary; as root through the postgres account, which the server insists on. */
-function server(args: string[]): SpawnSyncReturns<string> {
-  const [cmd, ...rest] = args;
-  const full = path.join(binDir!, cmd);
-  return asRoot
-    ? spawnSync('runuser', ['-u', 'postgres', '--', full, ...rest], { encoding: 'utf8', timeout: 60_000 })
-    : spawnSync(full, rest, { encoding: 'utf8', timeout: 60_000 });
-}
-
-function psql(user: string, password: string, database: string, sql: string): SpawnSyncReturns<string> {
-  return spawnSync('psql', ['-X', '-tA', '-h', '127.0.0.1', '-p', String(PORT), '-U', user, '-d', database, '-c', sql], {
-    encoding: 'utf8', env: { ...process.env, PGPASSWORD: password, PGCONNECT_TIMEOUT: '5' }, timeout: 20_000,
-  });
-}
+let pg: Postgres;
+const psql = (user: string, password: string, database: string, sql: string) => pg.psql(user, password, database, sql);
 
 /** The setup script of a stack, run the way the postgresql-setup container runs it. */
 function runSetup(request: Parameters<Generator['generate']>[0], passwords: Record<string, string>, rewrite = (s: string) => s) {
   const script = generator.generate(request).files['config/postgresql/create-databases.sh'];
   assert.ok(script, 'the stack has a setup script');
-  const file = path.join(dir, `setup-${request.name}.sh`);
+  const file = path.join(pg.dir, `setup-${request.name}.sh`);
   fs.writeFileSync(file, rewrite(script));
   return spawnSync('sh', [file], {
     encoding: 'utf8', timeout: 60_000,
@@ -51,27 +37,12 @@ function runSetup(request: Parameters<Generator['generate']>[0], passwords: Reco
   });
 }
 
-let dir: string;
-let data: string;
-
 describe('database setup against a real PostgreSQL', () => {
   before(() => {
-    assert.ok(binDir && fs.existsSync(path.join(binDir, 'initdb')), 'PostgreSQL server binaries are missing: run npm run setup:test-tools');
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-pg-'));
-    data = path.join(dir, 'data');
-    fs.writeFileSync(path.join(dir, 'pw'), SUPERPASS);
-    if (asRoot) spawnSync('chown', ['-R', 'postgres:', dir]);
-    fs.chmodSync(dir, 0o755);
-    const init = server(['initdb', '-D', data, '-U', SUPERUSER, `--pwfile=${path.join(dir, 'pw')}`, '--auth-host=scram-sha-256', '--auth-local=trust']);
-    assert.equal(init.status, 0, init.stderr);
-    const start = server(['pg_ctl', '-D', data, '-w', '-l', path.join(dir, 'log'), '-o', `-p ${PORT} -k ${dir} -c listen_addresses=127.0.0.1`, 'start']);
-    assert.equal(start.status, 0, start.stderr + start.stdout);
+    pg = startPostgres(PORT, SUPERUSER, SUPERPASS, 'stackwright-pg-');
   });
 
-  after(() => {
-    if (data) server(['pg_ctl', '-D', data, '-m', 'immediate', 'stop']);
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => pg?.stop());
 
   const first = { N8N_DB_POSTGRESDB_PASSWORD: 'n8n-pass-1', LANGFUSE_DB_PASSWORD: 'langfuse-pass-1' };
 
@@ -107,19 +78,19 @@ describe('database setup against a real PostgreSQL', () => {
 
   test('a service added to the stack later gets its databases and extensions on the next run', () => {
     const passwords = { ...first, N8N_DB_POSTGRESDB_PASSWORD: 'n8n-pass-2', TEMPORAL_DB_PASSWORD: 't-pass', MEMU_DB_PASSWORD: 'm-pass', MEMU_MEMU_API_KEY: 'k' };
-    // pgvector is not packaged for Debian's PostgreSQL; pg_trgm (contrib) takes the same path through the script
-    const res = runSetup({ name: "pg4", services: ["n8n", "langfuse", "temporal"], primaryFramework: "memu" }, passwords, (s) => s.replace(/^(ensure_database .*) vector$/gm, "$1 pg_trgm"));
+    // pgvector is not packaged for Debian's PostgreSQL: the test server has a stub of its own named vector
+    const res = runSetup({ name: 'pg4', services: ['n8n', 'langfuse', 'temporal'], primaryFramework: 'memu' }, passwords);
     assert.equal(res.status, 0, res.stderr + res.stdout);
     const temporal = catalogueDb('temporal');
     for (const db of [temporal.name, ...temporal.additional]) {
       assert.equal(psql(temporal.user, 't-pass', db, 'select current_database()').stdout.trim(), db);
     }
-    assert.equal(psql('memu', 'm-pass', 'memu', "select count(*) from pg_extension where extname = 'pg_trgm'").stdout.trim(), '1');
+    assert.equal(psql('memu', 'm-pass', 'memu', "select count(*) from pg_extension where extname = 'vector'").stdout.trim(), '1');
   });
 
   test('without the superuser password nothing is created', () => {
     const script = generator.generate({ name: 'pg5', services: ['n8n'] }).files['config/postgresql/create-databases.sh'];
-    const file = path.join(dir, 'nopw.sh');
+    const file = path.join(pg.dir, 'nopw.sh');
     fs.writeFileSync(file, script);
     const res = spawnSync('sh', [file], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH, PGHOST: '127.0.0.1', PGPORT: String(PORT), POSTGRES_USER: SUPERUSER, POSTGRES_PASSWORD: 'wrong', POSTGRES_DB: 'postgres', N8N_DB_POSTGRESDB_PASSWORD: 'x' } });
     assert.notEqual(res.status, 0);
@@ -132,3 +103,61 @@ function catalogueDb(id: string) {
   const own = id.replace(/-/g, '_');
   return { name: db.name ?? own, user: db.user ?? own, additional: db.additional ?? [] };
 }
+
+describe('every database server of the PostgreSQL family, each against a fresh real PostgreSQL', () => {
+  const servers = databaseServers(catalogue);
+
+  test('every database server belongs to a family the tests run on a real server', () => {
+    assert.ok(servers.length >= 3, `only ${servers.length} database servers found`);
+    for (const s of servers) assert.ok(s.family && FAMILIES_WITH_A_TEST_SERVER.includes(s.family), `${s.id}: family ${s.family ?? '(none: a script of its own)'} has no test server`);
+    for (const id of ['postgresql', 'vectorchord']) assert.equal(servers.find((s) => s.id === id)?.family, 'postgresql', id);
+  });
+
+  servers.filter((s) => s.family === 'postgresql').forEach((server, i) => {
+    test(`${server.id}: consumers reach their own databases only, never the server's own, and have ${server.extensions.join(', ') || 'no server'} extensions`, () => {
+      const port = PORT + 1 + i;
+      const own = startPostgres(port, SUPERUSER, SUPERPASS, `stackwright-pg-${server.id}-`);
+      try {
+        // the superuser's database (POSTGRES_DB), as the image's entrypoint makes it on first start
+        assert.equal(own.psql(SUPERUSER, SUPERPASS, 'postgres', 'create database stack').status, 0);
+        const request = stackOnServer(catalogue, generator, server.id, `fam-${server.id}`);
+        const script = generator.generate(request).files[`config/${server.id}/create-databases.sh`];
+        assert.ok(script, `a stack with ${JSON.stringify(request)} has no setup script for ${server.id}`);
+        const consumers = consumersOf(script);
+        assert.ok(consumers.length >= 2, `${server.id}: ${consumers.length} consumer(s) in ${JSON.stringify(request)}; need two to check they are kept apart`);
+        const required = (ext: string): string[] => [ext, ...(EXTENSION_STUBS[ext]?.requires ?? []).flatMap(required)];
+        for (const ext of new Set([...server.extensions, ...consumers.flatMap((c) => c.extensions)])) {
+          assert.ok(own.available(ext), `extension ${ext} is neither Debian's nor stubbed: add a stub to test/support/postgres.ts`);
+        }
+        const passwords = Object.fromEntries(consumers.map((c) => [c.passwordVariable, `${c.user}-pass-1`]));
+        const file = path.join(own.dir, 'setup.sh');
+        fs.writeFileSync(file, script);
+        const run = () => spawnSync('sh', [file], {
+          encoding: 'utf8', timeout: 120_000,
+          env: { PATH: process.env.PATH, PGHOST: '127.0.0.1', PGPORT: String(port), POSTGRES_USER: SUPERUSER, POSTGRES_PASSWORD: SUPERPASS, POSTGRES_DB: 'stack', ...passwords },
+        });
+        const res = run();
+        assert.equal(res.status, 0, res.stderr + res.stdout);
+
+        consumers.forEach((c, k) => {
+          const pw = passwords[c.passwordVariable];
+          for (const db of c.databases) assert.equal(own.psql(c.user, pw, db, 'select current_user').stdout.trim(), c.user, `${c.user} connects to ${db}`);
+          const other = consumers[(k + 1) % consumers.length];
+          for (const db of ['postgres', 'template1', 'stack', other.databases[0]]) {
+            const denied = own.psql(c.user, pw, db, 'select 1');
+            assert.notEqual(denied.status, 0, `${server.id}: ${c.user} connects to ${db}`);
+            assert.match(denied.stderr, /permission denied for database/, `${server.id}: ${c.user} -> ${db}`);
+          }
+          for (const db of c.databases) {
+            const installed = own.psql(SUPERUSER, SUPERPASS, db, 'select extname from pg_extension').stdout.split('\n');
+            for (const ext of [...server.extensions.flatMap(required), ...c.extensions]) assert.ok(installed.includes(ext), `${server.id}: ${ext} in ${db} (has ${installed.join(' ')})`);
+          }
+        });
+        const again = run();
+        assert.equal(again.status, 0, `a second run: ${again.stderr}`);
+      } finally {
+        own.stop();
+      }
+    });
+  });
+});
