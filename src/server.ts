@@ -15,7 +15,7 @@ import { writeRoutes } from './routes/write-routes.js';
 import { openApiRoute } from './routes/openapi.js';
 import type { Route } from './routes/types.js';
 import type { EngineSnapshot } from './live/live-engine.js';
-import { WorkQueue } from './http/work-queue.js';
+import { WorkQueue } from './usecases/work-queue.js';
 import { probeReply } from './http/probes.js';
 import { rateLimitedError } from './http/rate-limit.js';
 import { callerIdentity, TrustedProxies } from './http/client-address.js';

@@ -8,7 +8,7 @@ import { ApiError } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { callerIdentity, type TrustedProxies } from '../http/client-address.js';
 import { rateLimitedError, type BucketName } from '../http/rate-limit.js';
-import type { WorkQueue } from '../http/work-queue.js';
+import type { WorkQueue } from '../usecases/work-queue.js';
 import type { AppDeps } from '../app-deps.js';
 import type { McpEngine } from './tools.js';
 

@@ -8,7 +8,7 @@ import { CatalogueLoadError, loadCatalogue } from '../catalogue/load.js';
 import { formatProblem } from '../catalogue/problems.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { Generator } from '../pipeline/generate.js';
-import { WorkQueue } from '../http/work-queue.js';
+import { WorkQueue } from '../usecases/work-queue.js';
 import { STACKWRIGHT_VERSION } from '../version.js';
 import { createMcpServer } from './tools.js';
 

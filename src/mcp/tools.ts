@@ -1,7 +1,7 @@
 // The MCP tools: a thin door onto the same engine as the HTTP API. Every tool reads the catalogue and
 // the generator through `McpEngine` at call time (a hot reload swaps them) and answers through the
-// functions the routes use: views.ts for catalogue entries, the service filters of catalogue-routes.ts,
-// validateStack/generateStack of write-routes.ts. Errors are the API's ApiError, returned as a tool
+// use cases the routes call (src/usecases/): views.ts for catalogue entries, the service filters of
+// list.ts, validateStack/generateStack of generate.ts. Errors are the API's ApiError, returned as a tool
 // error carrying the same { code, message, details } as the HTTP envelope.
 //
 // Answers are sized for an agent's context: lists are compact and paged by default (paging.ts), the
@@ -14,11 +14,11 @@ import { didYouMean } from '../catalogue/problems.js';
 import type { Bundle, Generator } from '../pipeline/generate.js';
 import { fileHash } from '../bundle/provenance.js';
 import { ApiError, validationError } from '../errors.js';
-import type { BucketName } from '../http/rate-limit.js';
-import type { WorkQueue } from '../http/work-queue.js';
-import { filteredServiceIds, serviceFilterErrors } from '../routes/catalogue-routes.js';
-import { frameworkView, presetDetailView, presetListView, proxyView, serviceView, skillPackView } from '../routes/views.js';
-import { generateStack, validateStack } from '../routes/write-routes.js';
+import type { BucketName } from '../usecases/buckets.js';
+import type { WorkQueue } from '../usecases/work-queue.js';
+import { filteredServiceIds, MATURITIES, serviceFilterErrors } from '../usecases/list.js';
+import { frameworkView, presetDetailView, presetListView, proxyView, serviceView, skillPackView } from '../usecases/views.js';
+import { generateStack, validateStack } from '../usecases/generate.js';
 import { schemaDocument } from '../schemas.js';
 import { checkArgs, type Args } from './arguments.js';
 import { explain } from './explain.js';
@@ -46,7 +46,6 @@ interface ToolDef {
   call(args: Args, engine: McpEngine): ToolResult | Promise<ToolResult>;
 }
 
-const MATURITIES = ['stable', 'beta', 'experimental'];
 const ID_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
 const TEXT = { type: 'string', maxLength: 200 } as const;
 const DETAIL_ONLY = { detail: PAGING_PROPERTIES.detail };
@@ -120,7 +119,7 @@ export const TOOLS: ToolDef[] = [
     inputSchema: (c) => listInput({
       category: { type: 'string', enum: [...c.categories.keys()], description: 'a category id' },
       tag: { type: 'string', description: 'a tag, e.g. "vector-db"' },
-      maturity: { type: 'string', enum: MATURITIES, description: 'stable, beta or experimental' },
+      maturity: { type: 'string', enum: [...MATURITIES], description: 'stable, beta or experimental' },
       text: { ...TEXT, description: 'words to search for in id, name, tags and description' },
     }),
     call: (args, engine) => {
