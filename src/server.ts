@@ -261,7 +261,9 @@ export function createServer(deps: AppDeps): AppServer {
         if (res.headersSent || res.destroyed) return;
         if (err instanceof ApiError) {
           // a 500 with its own code (a broken plugin template) is the operator's to fix: log it too
-          if (err.status === 500) console.error(`${req.method} ${req.url} ${err.status} ${err.code}: ${err.message}`);
+          if (err.status === 500) {
+            log.error({ requestId: record.id, method: req.method, route: record.route, status: err.status, code: err.code }, `${req.method} ${record.route} ${err.status} ${err.code}: ${err.message}`);
+          }
           sendError(res, err);
         } else {
           log.error({ err, requestId: record.id, method: req.method, route: record.route }, `unexpected error on ${req.method} ${record.route}`);

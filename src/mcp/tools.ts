@@ -19,6 +19,7 @@ import type { WorkQueue } from '../usecases/work-queue.js';
 import { filteredServiceIds, MATURITIES, serviceFilterErrors } from '../usecases/list.js';
 import { frameworkView, presetDetailView, presetListView, proxyView, serviceView, skillPackView } from '../usecases/views.js';
 import { generateStack, validateStack } from '../usecases/generate.js';
+import type { Logger } from '../observability/log.js';
 import { schemaDocument } from '../schemas.js';
 import { checkArgs, type Args } from './arguments.js';
 import { explain } from './explain.js';
@@ -31,6 +32,8 @@ export interface McpEngine {
   generator(): Generator;
   /** the server's bound on generations in flight (shared with POST /api/v1/generate) */
   generations: WorkQueue;
+  /** where an unexpected error of a tool is logged (the service's JSON log; stderr on stdio) */
+  log: Logger;
   version: string;
 }
 
@@ -342,7 +345,7 @@ export function createMcpServer(engine: McpEngine, refusals?: ReadonlyMap<string
       return await tool.call(request.params.arguments ?? {}, engine);
     } catch (e) {
       if (e instanceof ApiError) return toolError(e);
-      console.error(`unexpected error in MCP tool ${tool.name}:`, e);
+      engine.log.error({ err: e, tool: tool.name }, `unexpected error in MCP tool ${tool.name}`);
       return toolError(new ApiError('INTERNAL_ERROR', 'unexpected server error; it has been logged'));
     }
   });
