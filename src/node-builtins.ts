@@ -2,6 +2,8 @@
 // every export, which runs the module's lazy getters: `fs.promises` loads the promise API, util's getters
 // load TextDecoder and the diff code (~5 ms of each `stackwright` run, for exports it never uses), and
 // node:http's load the bundled fetch client (undici, ~50 ms at every start). The same objects either way.
+// The rule for all of src/ (test/structure/builtins.test.ts holds it): node:fs, node:util and node:http
+// come from here, every other built-in by an ES import of its `node:` name; type imports are free.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);

@@ -2,7 +2,7 @@
 // holds no plugin at all gives one line that says so, instead of an error per preset and reference.
 // The common cause is `docker run -v "$PWD/my-plugins:/app/plugins:ro"` with a folder that did not exist:
 // Docker creates it empty and mounts it over the shipped plugins.
-import fs from 'node:fs';
+import { fs } from './node-builtins.js';
 import path from 'node:path';
 import { FOLDER_KINDS } from './catalogue/read.js';
 

@@ -15,7 +15,7 @@ import { writeRoutes } from './routes/write-routes.js';
 import { openApiRoute } from './routes/openapi.js';
 import type { Route } from './routes/types.js';
 import type { EngineSnapshot } from './live/live-engine.js';
-import { WorkQueue } from './http/work-queue.js';
+import { WorkQueue } from './usecases/work-queue.js';
 import { probeReply } from './http/probes.js';
 import { rateLimitedError } from './http/rate-limit.js';
 import { addressIdentity, callerIdentity, TrustedProxies } from './http/client-address.js';
@@ -268,7 +268,9 @@ export function createServer(deps: AppDeps): AppServer {
         if (res.headersSent || res.destroyed) return;
         if (err instanceof ApiError) {
           // a 500 with its own code (a broken plugin template) is the operator's to fix: log it too
-          if (err.status === 500) console.error(`${req.method} ${req.url} ${err.status} ${err.code}: ${err.message}`);
+          if (err.status === 500) {
+            log.error({ requestId: record.id, method: req.method, route: record.route, status: err.status, code: err.code }, `${req.method} ${record.route} ${err.status} ${err.code}: ${err.message}`);
+          }
           sendError(res, err);
         } else {
           log.error({ err, requestId: record.id, method: req.method, route: record.route }, `unexpected error on ${req.method} ${record.route}`);

@@ -1,6 +1,6 @@
 // Bundle-level files rendered from templates/ (README, .env.example, scripts, installers, native
 // installers). This module prepares their one shared context from the stack model.
-import fs from 'node:fs';
+import { fs } from '../node-builtins.js';
 import path from 'node:path';
 import { LOCAL_MODEL_VARIABLE, VALUE_REF } from '../catalogue/rules.js';
 import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';

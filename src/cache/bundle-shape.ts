@@ -6,7 +6,7 @@
 // JSON-encoded buffers with the same gaps, so a new answer is those buffers copied into one.
 import crypto from 'node:crypto';
 import type { Bundle } from '../bundle/bundle.js';
-import { LATE_SCALARS, PLACEHOLDERS } from './late-binding.js';
+import { LATE_SCALARS, PLACEHOLDERS, placeholdersVerbatim } from './late-binding.js';
 import { PROVENANCE_FILE } from '../bundle/provenance.js';
 
 /** Where a bound text differs from its shape: a late-bound value, or the sha256 of a file holding one. */
@@ -215,3 +215,31 @@ export function boundAnswer(bundle: Bundle): Buffer[] | undefined {
 
 /** A shape whose parts cannot be told apart safely: its requests are rendered in full. */
 export class ShapeUnusable extends Error {}
+
+/** A bundle rendered with the placeholders, as a shape; null when its record cannot be taken apart. */
+export function shapeOf(rendered: Bundle): BundleShape | null {
+  try {
+    return new BundleShape(rendered);
+  } catch (e) {
+    if (e instanceof ShapeUnusable) return null;
+    throw e;
+  }
+}
+
+/**
+ * The shape of `rendered` (the request rendered with its placeholders), or null when it cannot bind
+ * exactly: a placeholder in a file path or changed by a template, a record that cannot be taken apart,
+ * or binding `first`'s values (`firstValues`) misses `first`, that request's full render, by a byte in
+ * any file (the record included). Every shape passes this once before it is used: the service's, and
+ * the CLI's before it is stored.
+ */
+export function checkedShape(rendered: Bundle, first: Bundle, firstValues: readonly string[]): BundleShape | null {
+  const paths = Object.keys(rendered.files);
+  // file paths never hold a late-bound value; a template that put one there (or transformed it) is rendered per request
+  if (paths.some((f) => f.search(PLACEHOLDERS) >= 0) || !placeholdersVerbatim(paths) || !placeholdersVerbatim(Object.values(rendered.files))) return null;
+  const shape = shapeOf(rendered);
+  if (!shape) return null;
+  const check = Object.entries(shape.bind(firstValues).files);
+  const same = check.length === Object.keys(first.files).length && check.every(([file, content]) => first.files[file] === content);
+  return same ? shape : null;
+}

@@ -90,6 +90,24 @@ export function placeholdersVerbatim(texts: readonly string[]): boolean {
   return LATE_SCALARS.every((s) => placeholderVerbatim(texts, s));
 }
 
+/**
+ * The same binding for a fragment (compose.ts's service blocks) whose only trace of the domain is the end
+ * of these URLs: the URLs with the domain's placeholder there instead, so the fragment is cached once for
+ * every domain and the domain bound in after (bindDomain); undefined when the domain does not bind or no
+ * URL ends in it (the fragment is then made from the real values).
+ */
+export function urlsWithDomainPlaceholder(urls: readonly [string, string][], domain: string | undefined): [string, string][] | undefined {
+  if (domain === undefined || !bindableDomain(domain)) return undefined;
+  const suffix = `.${domain}`;
+  if (!urls.some(([, url]) => url.endsWith(suffix))) return undefined;
+  return urls.map(([id, url]) => [id, url.endsWith(suffix) ? `${url.slice(0, -domain.length)}${DOMAIN_PLACEHOLDER}` : url]);
+}
+
+/** A text made with the domain's placeholder (urlsWithDomainPlaceholder), with the domain bound in. */
+export function bindDomain(text: string, domain: string): string {
+  return text.replaceAll(DOMAIN_PLACEHOLDER, domain);
+}
+
 /** A request without its late-bound values (only whether it has a domain): the requests of one key share a shape. */
 export function shapeKey(request: GenerateRequest): string {
   return JSON.stringify(REQUEST_FIELDS.map((f) => (f === 'name' ? null : f === 'domain' ? request.domain !== undefined : request[f] ?? null)));

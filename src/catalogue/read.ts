@@ -1,7 +1,8 @@
 // Step 1 of loading: find the plugin folders, parse their YAML, check each against its JSON Schema and
 // read the files it names. Produces raw plugins plus problems; cross-references are rules.ts's job.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
+import type { Dirent } from 'node:fs';
+import { fs } from '../node-builtins.js';
 import path from 'node:path';
 import * as yaml from 'js-yaml';
 import { describeSchemaError, usefulErrors, validator } from '../schemas.js';
@@ -173,7 +174,7 @@ class ReadContext {
   }
 
   listDir(dir: string, want: 'dirs' | 'files'): string[] {
-    let entries: fs.Dirent[];
+    let entries: Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch (e) {

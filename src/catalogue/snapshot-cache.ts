@@ -9,7 +9,7 @@
 // matches and every input was already older than the stamp, the content key is taken as verified (the rule
 // git uses for its index). Any write to a file moves its ctime, which no tool can set back; a file changed
 // too close to the stamp to tell by time is hashed (snapshot-stamp.ts). docs/decisions.md has the reasoning.
-import fs from 'node:fs';
+import { fs } from '../node-builtins.js';
 import { loadCatalogue, type LoadResult } from './load.js';
 import type { Problem } from './problems.js';
 import type { CatalogueDirs, RawCatalogue } from './read.js';

@@ -7,8 +7,8 @@ import { loadCatalogueWithCache, type InputsCheck } from '../catalogue/snapshot-
 import type { Catalogue } from '../catalogue/types.js';
 import { Generator, type Bundle } from '../pipeline/generate.js';
 import { ApiError } from '../errors.js';
-import { WorkQueue } from '../http/work-queue.js';
-import { generateStack } from '../routes/write-routes.js';
+import { WorkQueue } from '../usecases/work-queue.js';
+import { generateStack } from '../usecases/generate.js';
 import { CliFailure, UsageError } from './output.js';
 import { catalogueDirs, cliConfig } from './settings.js';
 

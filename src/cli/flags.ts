@@ -2,9 +2,13 @@
 // so the API's sentences about its fields ("deploymentType must be ...", "the body is missing required
 // field "name"") are rewritten to name the flag. A field that came from the --request file keeps its
 // name, prefixed with the file, since that is what the user wrote.
+import type { RequestField } from '../bundle/request-fields.generated.js';
 
-/** Each request field and the flag that sets it. */
-export const FLAG_OF: Readonly<Record<string, string>> = {
+/**
+ * Each request field and the flag that sets it (format is --tar, which takes a file): a field added to the
+ * schema fails the type check here until it has a flag.
+ */
+export const FLAG_OF: Readonly<Record<Exclude<RequestField, 'format'>, string>> = {
   name: '--name', preset: '--preset', services: '--services', skills: '--skills', proxy: '--proxy', domain: '--domain',
   primaryFramework: '--framework', companionFrameworks: '--companions', deploymentType: '--deployment', platform: '--platform',
   gpu: '--gpu', hardened: '--no-hardening',
@@ -45,7 +49,7 @@ export function flagWording(body: Record<string, unknown>, fromFile: ReadonlySet
       const name = field === '$1' ? m[1] : field;
       if (!(name in FLAG_OF)) return line;
       if (fromFile.has(name)) return `${requestFile}: ${line}`;
-      const sentence = flag(m, FLAG_OF[name]);
+      const sentence = flag(m, FLAG_OF[name as keyof typeof FLAG_OF]);
       // a broken rule of a typed value repeats the value (the schema's sentence does not)
       return /^--\S+ (must|does not|combines)/.test(sentence) ? `${sentence}${typed(body[name])}` : sentence;
     }

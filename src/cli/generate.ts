@@ -2,7 +2,7 @@
 // .tar.gz. The request is checked and rendered by the API's own code, so the files are byte-identical.
 import { fs } from '../node-builtins.js';
 import path from 'node:path';
-import { parseStackRequest } from '../routes/request.js';
+import { parseStackRequest } from '../usecases/request.js';
 import { writeBundle } from './bundle-dir.js';
 import { CliShapes } from './shapes.js';
 import { cliConfig } from './settings.js';

@@ -4,7 +4,7 @@
 // folder's own problems are reported, named by the folder's real path. A manifest that breaks its schema
 // is checked again with the broken fields set aside (second round), so one run lists every problem that
 // can be judged.
-import fs from 'node:fs';
+import { fs } from '../node-builtins.js';
 import os from 'node:os';
 import path from 'node:path';
 import * as yaml from 'js-yaml';

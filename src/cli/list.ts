@@ -3,8 +3,8 @@
 import { didYouMean } from '../catalogue/problems.js';
 import { oneLine, search, searchable } from '../catalogue/search.js';
 import type { Catalogue } from '../catalogue/types.js';
-import { filteredServiceIds, serviceFilterErrors } from '../routes/catalogue-routes.js';
-import { frameworkView, presetListView, proxyView, serviceView, skillPackView } from '../routes/views.js';
+import { filteredServiceIds, serviceFilterErrors } from '../usecases/list.js';
+import { frameworkView, presetListView, proxyView, serviceView, skillPackView } from '../usecases/views.js';
 import { loadCliCatalogue } from './engine.js';
 import { EXIT, UsageError, type Output } from './output.js';
 

@@ -5,7 +5,7 @@
 // engine.ts (imported then).
 import type { Config } from '../config.js';
 import { checkInputs, trustedCatalogueKey, type InputsCheck } from '../catalogue/snapshot-stamp.js';
-import { bindShape, BundleShape, ShapeUnusable } from '../cache/bundle-shape.js';
+import { bindShape, shapeOf } from '../cache/bundle-shape.js';
 import type { Bundle, GenerateRequest } from '../bundle/bundle.js';
 import type { Generator } from '../pipeline/generate.js';
 import { lateValues, shapeKey } from '../cache/late-binding.js';
@@ -38,13 +38,9 @@ export class CliShapes {
     const values = this.found && lateValues(request);
     const stored = values && this.found!.get(shapeKey(request));
     if (!stored) return undefined;
-    let shape: BundleShape;
-    try {
-      shape = new BundleShape(stored.bundle);
-    } catch (e) {
-      if (e instanceof ShapeUnusable) return undefined;
-      throw e;
-    }
+    // checked against a full render before it was stored (checkedShape)
+    const shape = shapeOf(stored.bundle);
+    if (!shape) return undefined;
     return { bundle: bindShape(shape, request.name, values), warnings: stored.warnings };
   }
 

@@ -3,7 +3,7 @@
 // (their sha256 still matches the record). .env keeps every value and gains the new keys;
 // docker-compose.override.yml is never touched; every file replaced or removed is kept in a backup
 // that `--rollback` restores.
-import fs from 'node:fs';
+import { fs } from '../node-builtins.js';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { ENV_EXAMPLE_FILE, fileHash, imagePins, PROVENANCE_FILE } from '../bundle/provenance.js';

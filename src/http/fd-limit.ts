@@ -1,7 +1,7 @@
 // The process's open-file limit, read from /proc (Linux). Node raises the soft limit to the hard limit
 // when it starts, so what is read here is as high as this process can go; the connection cap is fitted
 // under it, leaving room for everything else that needs a descriptor.
-import fs from 'node:fs';
+import { fs } from '../node-builtins.js';
 
 /** Descriptors kept for all but client connections: Node itself, files, Redis, the catalogue watch. */
 const RESERVED_DESCRIPTORS = 64;

@@ -4,8 +4,9 @@
 import type { RateLimitConfig } from '../config.js';
 import { ApiError } from '../errors.js';
 
-export const BUCKETS = ['read', 'write', 'generate'] as const;
-export type BucketName = (typeof BUCKETS)[number];
+import type { BucketName } from '../usecases/buckets.js';
+
+export { BUCKETS, type BucketName } from '../usecases/buckets.js';
 
 /**
  * Where the counts live. A store in this process answers at once (a number); a shared one, later (a

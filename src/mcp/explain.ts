@@ -1,7 +1,7 @@
 // explain_error: what an API error code, a warning code or a loader rule means and what to do about it,
 // from the codes' one definition (src/errors.ts, catalogue/problems.ts) and their rows in docs/errors.md,
 // and advice on a sentence of details.errors.
-import fs from 'node:fs';
+import { fs } from '../node-builtins.js';
 import path from 'node:path';
 import { LOAD_RULES, didYouMean } from '../catalogue/problems.js';
 import { REPO_ROOT } from '../config.js';

@@ -8,9 +8,10 @@ import { ApiError } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { callerIdentity, type TrustedProxies } from '../http/client-address.js';
 import { rateLimitedError, type BucketName } from '../http/rate-limit.js';
-import type { WorkQueue } from '../http/work-queue.js';
+import type { WorkQueue } from '../usecases/work-queue.js';
 import type { AppDeps } from '../app-deps.js';
 import type { McpEngine } from './tools.js';
+import { silentLogger } from '../observability/log.js';
 
 export const MCP_PATH = '/mcp';
 /** JSON-RPC messages one POST may carry (a batch is counted message by message against the limits) */
@@ -22,6 +23,7 @@ export function mcpHandler(deps: AppDeps, generations: WorkQueue, trusted: Trust
     catalogue: () => deps.engine.current.catalogue,
     generator: () => deps.engine.current.generator,
     generations,
+    log: deps.log ?? silentLogger,
     get version() { return deps.version; },
   };
 

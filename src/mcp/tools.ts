@@ -1,7 +1,7 @@
 // The MCP tools: a thin door onto the same engine as the HTTP API. Every tool reads the catalogue and
 // the generator through `McpEngine` at call time (a hot reload swaps them) and answers through the
-// functions the routes use: views.ts for catalogue entries, the service filters of catalogue-routes.ts,
-// validateStack/generateStack of write-routes.ts. Errors are the API's ApiError, returned as a tool
+// use cases the routes call (src/usecases/): views.ts for catalogue entries, the service filters of
+// list.ts, validateStack/generateStack of generate.ts. Errors are the API's ApiError, returned as a tool
 // error carrying the same { code, message, details } as the HTTP envelope; a tool this server does not
 // have is a JSON-RPC error instead (-32602), as MCP asks.
 //
@@ -15,11 +15,12 @@ import { didYouMean } from '../catalogue/problems.js';
 import type { Bundle, Generator } from '../pipeline/generate.js';
 import { fileHash } from '../bundle/provenance.js';
 import { ApiError, validationError } from '../errors.js';
-import type { BucketName } from '../http/rate-limit.js';
-import type { WorkQueue } from '../http/work-queue.js';
-import { filteredServiceIds, serviceFilterErrors } from '../routes/catalogue-routes.js';
-import { frameworkView, presetDetailView, presetListView, proxyView, serviceView, skillPackView } from '../routes/views.js';
-import { generateStack, validateStack } from '../routes/write-routes.js';
+import type { BucketName } from '../usecases/buckets.js';
+import type { WorkQueue } from '../usecases/work-queue.js';
+import { filteredServiceIds, MATURITIES, serviceFilterErrors } from '../usecases/list.js';
+import { frameworkView, presetDetailView, presetListView, proxyView, serviceView, skillPackView } from '../usecases/views.js';
+import { generateStack, validateStack } from '../usecases/generate.js';
+import type { Logger } from '../observability/log.js';
 import { schemaDocument } from '../schemas.js';
 import { checkArgs, type Args } from './arguments.js';
 import { explain } from './explain.js';
@@ -32,6 +33,8 @@ export interface McpEngine {
   generator(): Generator;
   /** the server's bound on generations in flight (shared with POST /api/v1/generate) */
   generations: WorkQueue;
+  /** where an unexpected error of a tool is logged (the service's JSON log; stderr on stdio) */
+  log: Logger;
   version: string;
 }
 
@@ -47,7 +50,6 @@ interface ToolDef {
   call(args: Args, engine: McpEngine): ToolResult | Promise<ToolResult>;
 }
 
-const MATURITIES = ['stable', 'beta', 'experimental'];
 const ID_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
 const TEXT = { type: 'string', maxLength: 200 } as const;
 const DETAIL_ONLY = { detail: PAGING_PROPERTIES.detail };
@@ -122,7 +124,7 @@ export const TOOLS: ToolDef[] = [
     inputSchema: (c) => listInput({
       category: { type: 'string', enum: [...c.categories.keys()], description: 'a category id' },
       tag: { type: 'string', description: 'a tag, e.g. "vector-db"' },
-      maturity: { type: 'string', enum: MATURITIES, description: 'stable, beta or experimental' },
+      maturity: { type: 'string', enum: [...MATURITIES], description: 'stable, beta or experimental' },
       text: { ...TEXT, description: 'words to search for in id, name, tags and description' },
     }),
     call: (args, engine) => {
@@ -389,7 +391,7 @@ export function createMcpServer(engine: McpEngine, refusals?: ReadonlyMap<string
       return await tool.call(request.params.arguments ?? {}, engine);
     } catch (e) {
       if (e instanceof ApiError) return toolError(e);
-      console.error(`unexpected error in MCP tool ${tool.name}:`, e);
+      engine.log.error({ err: e, tool: tool.name }, `unexpected error in MCP tool ${tool.name}`);
       return toolError(new ApiError('INTERNAL_ERROR', 'unexpected server error; it has been logged'));
     }
   });

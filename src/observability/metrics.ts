@@ -4,7 +4,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LiveEngine } from '../live/live-engine.js';
 import type { RateLimiter } from '../http/rate-limit.js';
-import type { WorkQueue } from '../http/work-queue.js';
+import type { WorkQueue } from '../usecases/work-queue.js';
 
 export interface MetricSources {
   engine: LiveEngine;

@@ -12,8 +12,8 @@ import { DEFAULT_FRAGMENT_CACHE_BYTES, FragmentCache } from '../cache/fragment-c
 import { PluginFileRenderer } from '../bundle/plugin-files.js';
 import { resolve, type Resolution } from '../model/resolve.js';
 import { fileHash, provenance, PROVENANCE_FILE } from '../bundle/provenance.js';
-import { bindShape, boundAnswer, boundIntoShape, BundleShape, ShapeUnusable } from '../cache/bundle-shape.js';
-import { lateValues, PLACEHOLDERS, placeholdersVerbatim, shapeKey, withPlaceholders } from '../cache/late-binding.js';
+import { bindShape, boundAnswer, boundIntoShape, checkedShape, type BundleShape } from '../cache/bundle-shape.js';
+import { lateValues, shapeKey, withPlaceholders } from '../cache/late-binding.js';
 
 export type { Bundle, GenerateRequest } from '../bundle/bundle.js';
 export { boundIntoShape } from '../cache/bundle-shape.js';
@@ -94,7 +94,7 @@ export class Generator {
       return bundle;
     }
     if ('first' in entry) {
-      entry = { shape: this.shapeOf(request, entry.first, entry.values) };
+      entry = { shape: this.renderShape(request, entry.first, entry.values) };
       this.shapes!.set(key, entry);
     }
     if (!entry.shape) return this.renderRequest(request);
@@ -107,29 +107,16 @@ export class Generator {
    */
   shapeFor(request: GenerateRequest, bundle: Bundle): BundleShape | null {
     const values = lateValues(request);
-    return values ? this.shapeOf(request, bundle, values) : null;
+    return values ? this.renderShape(request, bundle, values) : null;
   }
 
   /**
    * The shape of a request, or null when its placeholders are not verbatim, its record cannot be taken
    * apart, or binding misses `first` by a byte (any file, the record included).
    */
-  private shapeOf(request: GenerateRequest, first: Bundle, firstValues: string[]): BundleShape | null {
+  private renderShape(request: GenerateRequest, first: Bundle, firstValues: string[]): BundleShape | null {
     const placeholders = withPlaceholders(request);
-    const rendered = this.render(placeholders, resolve(this.catalogue, placeholders));
-    const paths = Object.keys(rendered.files);
-    // file paths never hold a late-bound value; a template that put one there (or transformed it) is rendered per request
-    if (paths.some((f) => f.search(PLACEHOLDERS) >= 0) || !placeholdersVerbatim(paths) || !placeholdersVerbatim(Object.values(rendered.files))) return null;
-    let shape: BundleShape;
-    try {
-      shape = new BundleShape(rendered);
-    } catch (e) {
-      if (e instanceof ShapeUnusable) return null;
-      throw e;
-    }
-    const check = Object.entries(shape.bind(firstValues).files);
-    const same = check.length === Object.keys(first.files).length && check.every(([file, content]) => first.files[file] === content);
-    return same ? shape : null;
+    return checkedShape(this.render(placeholders, resolve(this.catalogue, placeholders)), first, firstValues);
   }
 
   /** A request rendered in full: resolved (400 or 409 on problems), modelled, every file rendered. */

@@ -1,13 +1,13 @@
 // The public read endpoints (spec section 4 plus /frameworks and /proxies from DECISIONS).
 import { LRUCache } from 'lru-cache';
-import type { Catalogue, Maturity } from '../catalogue/types.js';
+import type { Catalogue } from '../catalogue/types.js';
 import { didYouMean } from '../catalogue/problems.js';
 import { ApiError, validationError } from '../errors.js';
 import { successEnvelope } from '../http/envelope.js';
 import type { Route, RouteDoc } from './types.js';
-import { frameworkView, presetDetailView, presetListView, proxyView, serviceView, skillPackView } from './views.js';
+import { filteredServiceIds, serviceFilterErrors } from '../usecases/list.js';
+import { frameworkView, presetDetailView, presetListView, proxyView, serviceView, skillPackView } from '../usecases/views.js';
 
-const MATURITIES: Maturity[] = ['stable', 'beta', 'experimental'];
 const SERVICE_FILTERS = ['category', 'tag', 'maturity'];
 
 export function catalogueRoutes(catalogue: Catalogue, health: () => Record<string, unknown>): Route[] {
@@ -70,29 +70,4 @@ export function catalogueRoutes(catalogue: Catalogue, health: () => Record<strin
     read('/api/v1/frameworks', { summary: 'Agent frameworks: the values of primaryFramework and companionFrameworks', response: 'frameworkList', operationId: 'listFrameworks' }, () => ({ envelope: frameworks })),
     read('/api/v1/proxies', { summary: 'Reverse proxies: the values of proxy (besides none)', response: 'proxyList', operationId: 'listProxies' }, () => ({ envelope: proxies })),
   ];
-}
-
-export interface ServiceFilters { category?: string | null; tag?: string | null; maturity?: string | null }
-
-/** What is wrong with service filters (an unknown category, a maturity that does not exist), as sentences. */
-export function serviceFilterErrors(catalogue: Catalogue, { category, maturity }: ServiceFilters): string[] {
-  const errors: string[] = [];
-  if (category != null && !catalogue.categories.has(category)) {
-    errors.push(`unknown category "${category}"${didYouMean(category, catalogue.categories.keys())}; categories: ${[...catalogue.categories.keys()].join(', ')}`);
-  }
-  if (maturity != null && !MATURITIES.includes(maturity as Maturity)) errors.push(`maturity must be one of ${MATURITIES.join(', ')} (got "${maturity}")`);
-  return errors;
-}
-
-/** The ids of the services every given filter admits (undefined: no filter given, so all of them). */
-export function filteredServiceIds(catalogue: Catalogue, { category, tag, maturity }: ServiceFilters): Set<string> | undefined {
-  let ids: Set<string> | undefined;
-  const narrow = (list: readonly { id: string }[] | undefined) => {
-    const next = new Set((list ?? []).map((s) => s.id));
-    ids = ids ? new Set([...ids].filter((id) => next.has(id))) : next;
-  };
-  if (category != null) narrow(catalogue.servicesByCategory.get(category));
-  if (tag != null) narrow(catalogue.servicesByTag.get(tag));
-  if (maturity != null) narrow(catalogue.servicesByMaturity.get(maturity));
-  return ids;
 }

@@ -2,7 +2,7 @@
 // may keep it for a year (a new version gets a new name). ES modules import each other by these names,
 // so a module's hash covers the names of what it imports; index.html names them through {{asset:...}}.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
+import { fs } from '../node-builtins.js';
 import path from 'node:path';
 
 export interface Asset {

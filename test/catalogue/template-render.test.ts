@@ -104,5 +104,11 @@ describe('a template error during a generation', () => {
     // the log line is written beside the answer, so it may arrive just after it
     const log = await waitForOutput(server, /POST \/api\/v1\/generate 500 PLUGIN_TEMPLATE_ERROR: the template conf\.yaml\.eta of service "alpha" failed at line 3/, mark);
     assert.doesNotMatch(log, /INTERNAL_ERROR|unexpected error/);
+    // a record of the service's JSON log (not a bare line beside it), with the request's id like its request line
+    const line = server.records().find((r) => r.code === 'PLUGIN_TEMPLATE_ERROR');
+    assert.ok(line, 'the error is a JSON log record');
+    assert.equal(line.level, 'error');
+    assert.equal(line.requestId, res.headers.get('x-request-id'));
+    assert.equal(line.route, '/api/v1/generate');
   });
 });

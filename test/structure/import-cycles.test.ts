@@ -2,37 +2,8 @@
 // counts (type-only and dynamic ones too: a type import still ties two modules' meanings together), and
 // every cycle is reported at once, each as the chain of files that closes it.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
-import ts from 'typescript';
-import { REPO_ROOT } from '../../src/config.js';
-
-const SRC = path.join(REPO_ROOT, 'src');
-
-/** Every .ts file under a folder, relative to src/. */
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(full);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path.relative(SRC, full)] : [];
-  });
-}
-
-/** The src/ files a file imports (relative specifiers only; packages are outside the graph). */
-function importsOf(file: string, known: Set<string>): string[] {
-  const info = ts.preProcessFile(fs.readFileSync(path.join(SRC, file), 'utf8'), true, true);
-  const targets = new Set<string>();
-  for (const ref of info.importedFiles) {
-    if (!ref.fileName.startsWith('.')) continue;
-    const target = path.normalize(path.join(path.dirname(file), ref.fileName)).replace(/\.js$/, '.ts');
-    const candidates = [target, `${target}.ts`, path.join(target, 'index.ts')];
-    const found = candidates.find((c) => known.has(c));
-    assert.ok(found, `${file} imports ${ref.fileName}, which is not a file in src/`);
-    targets.add(found);
-  }
-  return [...targets];
-}
+import { importGraph } from './imports.js';
 
 /**
  * Every knot of mutually reachable files (Tarjan's strongly connected components), each shown as the
@@ -93,10 +64,7 @@ function importCycles(graph: Map<string, string[]>): string[] {
 }
 
 test('src/ has no import cycle', () => {
-  const files = sourceFiles(SRC);
-  const known = new Set(files);
-  const graph = new Map(files.map((f) => [f, importsOf(f, known)]));
-  const cycles = importCycles(graph);
+  const cycles = importCycles(importGraph());
   assert.deepEqual(cycles, [], `import cycles in src/ (a module below must not import back up):\n${cycles.map((c) => `  ${c}`).join('\n')}`);
 });
 

@@ -7,7 +7,7 @@ import { composeLiteral } from '../escape.js';
 import { ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, envApplies, envKey, frameworkCredentials, imageRef, type StackMember, type StackModel } from '../../model/model.js';
 import { imageVariable } from '../../model/env-names.js';
 import type { FragmentCache } from '../../cache/fragment-cache.js';
-import { bindableDomain, DOMAIN_PLACEHOLDER } from '../../cache/late-binding.js';
+import { bindDomain, urlsWithDomainPlaceholder } from '../../cache/late-binding.js';
 import { serviceUrlVariables } from '../../model/addresses.js';
 import { containerPolicy, LOGGING } from './container-policy.js';
 import { DOCKER_HOST, SOCKET_PROXY_NETWORK, SOCKET_PROXY_SERVICE } from '../../model/socket-proxy.js';
@@ -52,12 +52,10 @@ export function buildCompose(model: StackModel, cache: FragmentCache): string {
  */
 function serviceBlock(member: StackMember, input: FragmentInput, plugins: PluginLookup, cache: FragmentCache, domain: string | undefined): string {
   const dump = (inputs: FragmentInput) => indent(yaml.dump({ [member.plugin.id]: serviceDefinition(member.plugin, inputs, plugins, LOGGING) }, DUMP_OPTIONS));
-  const suffix = `.${domain}`;
-  if (!cache.enabled || domain === undefined || !bindableDomain(domain) || !input.urls.some(([, url]) => url.endsWith(suffix))) {
-    return cache.get('compose', member.plugin.hash, JSON.stringify(input), () => dump(input));
-  }
-  const general = { ...input, urls: input.urls.map(([id, url]) => [id, url.endsWith(suffix) ? `${url.slice(0, -domain.length)}${DOMAIN_PLACEHOLDER}` : url] as [string, string]) };
-  return cache.get('compose', member.plugin.hash, JSON.stringify(general), () => dump(general)).replaceAll(DOMAIN_PLACEHOLDER, domain);
+  const urls = cache.enabled ? urlsWithDomainPlaceholder(input.urls, domain) : undefined;
+  if (!urls) return cache.get('compose', member.plugin.hash, JSON.stringify(input), () => dump(input));
+  const general = { ...input, urls };
+  return bindDomain(cache.get('compose', member.plugin.hash, JSON.stringify(general), () => dump(general)), domain!);
 }
 
 /**

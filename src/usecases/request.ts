@@ -1,26 +1,13 @@
 // Request bodies: checked against schemas/*-request.schema.json, errors turned into plain sentences that
 // name the field and the rule.
 import type { ErrorObject } from 'ajv';
+import type { RequestField, StackRequest } from '../bundle/request-fields.generated.js';
 import { describeSchemaError, ruleDescription, usefulErrors, validator } from '../schemas.js';
 
-export interface StackRequest {
-  name?: string;
-  preset?: string;
-  services?: string[];
-  skills?: string[];
-  proxy?: string;
-  domain?: string;
-  gpu?: boolean;
-  platform?: 'linux/amd64' | 'linux/arm64';
-  primaryFramework?: string;
-  companionFrameworks?: string[];
-  deploymentType?: 'docker' | 'bare-metal';
-  hardened?: boolean;
-  format?: 'json' | 'tar';
-}
+export type { StackRequest } from '../bundle/request-fields.generated.js';
 
 /** Fields the resolver reads: when none of them is malformed, its checks can run beside the schema's. */
-const SELECTION_FIELDS = ['preset', 'services', 'skills', 'proxy', 'primaryFramework', 'companionFrameworks', 'gpu', 'platform'];
+const SELECTION_FIELDS: readonly RequestField[] = ['preset', 'services', 'skills', 'proxy', 'primaryFramework', 'companionFrameworks', 'gpu', 'platform'];
 
 export interface ParsedRequest {
   request: StackRequest;
@@ -44,7 +31,7 @@ export function parseStackRequest(kind: 'validate' | 'generate', body: unknown):
   return {
     request: domainUsable ? { ...rest, domain: domain.toLowerCase() } : rest,
     errors: schemaErrors.map((e) => describeRequestError(`${kind}-request`, e)),
-    selectionUsable: !schemaErrors.some((e) => SELECTION_FIELDS.includes(e.instancePath.split('/')[1] ?? '')),
+    selectionUsable: !schemaErrors.some((e) => (SELECTION_FIELDS as readonly string[]).includes(e.instancePath.split('/')[1] ?? '')),
   };
 }
 
