@@ -116,6 +116,17 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
   checkBinaries(plugin, add);
   checkBounds(plugin, add);
   checkLogin(plugin, add);
+  if (plugin.kind === 'service' && plugin.manifest.modelServer) {
+    // frameworks read the served model as <PREFIX>_MODEL (engine/model-servers.ts): the shared .env name must be that
+    const { model: modelVar, embedModel, apiKey } = plugin.manifest.modelServer;
+    const prefix = plugin.id.toUpperCase().replace(/-/g, '_');
+    const declared = (name: string) => (m.environment ?? []).find((e) => e.name === name);
+    for (const [field, name, want] of [['model', modelVar, `${prefix}_MODEL`], ['embedModel', embedModel, `${prefix}_EMBED_MODEL`]] as const) {
+      if (name === undefined) continue;
+      if (name !== want || !declared(name)?.shared) add(plugin.file, `/modelServer/${field}`, 'env.ref', `${field} ${name}: declare the served model as ${want} in environment with shared: true (frameworks receive it under that name)`);
+    }
+    if (apiKey !== undefined && !declared(apiKey)?.secret) add(plugin.file, '/modelServer/apiKey', 'env.ref', `apiKey ${apiKey} is not a secret this service declares in environment`);
+  }
   if (plugin.kind === 'framework') {
     const shared = new Set((m.environment ?? []).filter((e) => e.shared).map((e) => e.name));
     const { keys, localModels, localModelVariables } = plugin.manifest.firstRun;

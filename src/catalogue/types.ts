@@ -106,6 +106,8 @@ export interface ServiceManifest extends ContainerManifest {
   databaseServer?: { setup: string; superuserPasswordEnv: string; port: number; clientUrl: string; hostEnv?: string };
   /** a database scripts/backup.sh --live dumps with its own tools (catalogue/backup-kinds.ts) */
   backup?: DatabaseBackup;
+  /** a local model server frameworks are wired to: its shared model variable, API key variable and first-run load step */
+  modelServer?: { model: string; embedModel?: string; apiKey?: string; load: string };
 }
 
 export interface FrameworkManifest extends ContainerManifest {

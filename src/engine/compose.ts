@@ -9,6 +9,7 @@ import { imageVariable } from './env-names.js';
 import type { FragmentCache } from './fragment-cache.js';
 import { bindableDomain, DOMAIN_PLACEHOLDER } from './late-binding.js';
 import { serviceUrlVariables } from './addresses.js';
+import { modelServerEnv } from './model-servers.js';
 import { containerPolicy, LOGGING } from './container-policy.js';
 import { DOCKER_HOST, SOCKET_PROXY_NETWORK, SOCKET_PROXY_SERVICE, socketProxyDefinition } from './socket-proxy.js';
 
@@ -159,6 +160,8 @@ interface FragmentInput {
   extraSecrets: { key: string; secret: boolean }[];
   /** framework containers: <PREFIX>_URL → each service's address on the stack network */
   serviceUrls: [string, string][];
+  /** frameworks: <PREFIX>_MODEL and <PREFIX>_API_KEY of the model servers they are wired to (model-servers.ts) */
+  modelEnv: [string, string][];
   /** frameworks: <SERVER>_DATABASE_URL of their own databases */
   databaseUrls: [string, string][];
   /** ifPresent targets of this plugin that are in the stack */
@@ -217,6 +220,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     dependsOn: conditions,
     extraSecrets,
     serviceUrls,
+    modelEnv: modelServerEnv(model, member),
     databaseUrls,
     present: env.filter((e) => e.ifPresent !== undefined && model.plugins.has(e.ifPresent)).map((e) => e.ifPresent!),
     urls: [...referenced].map((id) => [id, model.publicUrls.get(id) ?? ''] as [string, string]),
@@ -289,6 +293,7 @@ function environmentOf(plugin: ContainerPlugin, plugins: PluginLookup, input: Fr
   if (input.acme) env[ACME_CA_VARIABLE] = `\${${ACME_CA_VARIABLE}:-${ACME_CA_DEFAULT}}`;
   for (const [name, url] of input.serviceUrls) if (!(name in env)) env[name] = composeLiteral(url);
   for (const [name, url] of input.databaseUrls) if (!(name in env)) env[name] = url;
+  for (const [name, value] of input.modelEnv) if (!(name in env)) env[name] = value;
   for (const { key, secret } of input.extraSecrets) {
     // a generated secret must be there; a token the user creates later may still be empty
     if (!(key in env)) env[key] = secret ? `\${${key}:?${key} is empty: run scripts/start.sh}` : `\${${key}}`;
