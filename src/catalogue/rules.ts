@@ -73,6 +73,12 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
     (pack.manifest.tokens ?? []).forEach((t, i) => {
       if (!uses.has(t.service)) add(pack.file, `/tokens/${i}/service`, 'ref.unknown', `token ${t.name} is for "${t.service}", which the pack neither requires nor lists as optional`);
     });
+    for (const [skill, needs] of Object.entries(pack.manifest.skillServices ?? {})) {
+      if (!pack.manifest.skills.includes(skill)) add(pack.file, `/skillServices/${skill}`, 'ref.unknown', `skillServices names skill "${skill}", which is not in skills`);
+      needs.forEach((id, i) => {
+        if (!(pack.manifest.optionalServices ?? []).includes(id)) add(pack.file, `/skillServices/${skill}/${i}`, 'ref.unknown', `skill "${skill}" needs "${id}": list it in optionalServices (a required service is always there)`);
+      });
+    }
     for (const field of ['requiredServices', 'optionalServices'] as const) {
       (pack.manifest[field] ?? []).forEach((id, i) => {
         if (!services.has(id)) add(pack.file, `/${field}/${i}`, 'ref.unknown', `${field} names ${missing('service', id, services.keys(), raw.unloaded)}`);

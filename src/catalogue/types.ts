@@ -140,6 +140,8 @@ export interface SkillPackManifest {
   description: string;
   requiredServices: string[];
   optionalServices?: string[];
+  /** skills that work only with some optional services: skill id -> those services (shipped only when the stack holds them) */
+  skillServices?: Record<string, string[]>;
   skills: string[];
   tags?: string[];
   /** tokens the user creates in a service for the agents; frameworks receive them */

@@ -170,7 +170,7 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     databases: model.databases.map((d) => ({ ...d, setup: setupServiceName(d.server) })),
     nativeBindVariable: NATIVE_BIND_VARIABLE,
     bindVariable: BIND_VARIABLE,
-    skills: resolution.skillPacks.map((p) => ({ id: p.id, name: p.manifest.name, skills: p.manifest.skills })),
+    skills: resolution.skillPacks.map((p) => ({ id: p.id, name: p.manifest.name, skills: p.skills.map((s) => s.id) })),
     interactive,
     hostMounts: model.members.flatMap((m) => (m.plugin.manifest.hostMounts ?? []).map((h) => ({ plugin: m.plugin.id, ...h }))),
     natives: model.members.filter((m) => m.placement === 'native').map((m) => {
