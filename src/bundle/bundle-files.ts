@@ -16,6 +16,7 @@ import {
 import { bashValue, nativeEnvironment, psValue, type NativeVariable } from '../emit/bare-metal/native-env.js';
 import { AUTH_FILE_FORMAT } from './proxy-auth.js';
 import { SOCKET_PROXY_SERVICE } from '../model/socket-proxy.js';
+import { LOCAL_MODEL_SERVER_VARIABLE, wiredServers } from '../model/model-servers.js';
 
 /** Scripts get mode 0755 in the archive. */
 export const SCRIPT_FILES = ['scripts/lib.sh', 'scripts/start.sh', 'scripts/stop.sh', 'scripts/update.sh', 'scripts/backup.sh', 'scripts/status.sh'];
@@ -143,7 +144,8 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     } : null,
     frameworks: model.members.filter((m) => m.plugin.kind === 'framework').map((m) => {
       const fw = (m.plugin as FrameworkPlugin).manifest;
-      const wiredTo = (fw.firstRun.localModels ?? []).map((id) => model.members.find((x) => x.plugin.id === id)).find(Boolean);
+      const servers = wiredServers(model.members, m);
+      const wiredTo = servers[0];
       return {
         id: m.plugin.id,
         name: fw.name,
@@ -151,9 +153,13 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
         placement: m.placement,
         keys: fw.firstRun.keys,
         // the stack's model server it answers with when no key is set (its start wires it), with how to get the model
-        local: wiredTo ? localModels(wiredTo, model, fw.firstRun.localModelVariables ?? [LOCAL_MODEL_VARIABLE]) : null,
+        local: wiredTo ? localModels(wiredTo, model, wiredTo.plugin.id === 'ollama' ? fw.firstRun.localModelVariables ?? [LOCAL_MODEL_VARIABLE] : serverModelVariables(wiredTo, fw.firstRun.localModelVariables)) : null,
+        // several servers it can use: which one answers, and how to pick another
+        choice: servers.length > 1
+          ? `it uses ${wiredTo!.plugin.manifest.name} first (its order: ${servers.map((x) => x.plugin.manifest.name).join(', ')}); set \`${LOCAL_MODEL_SERVER_VARIABLE}\` in \`.env\` to ${servers.map((x) => `\`${x.plugin.id}\``).join(' or ')} and run \`scripts/start.sh\` again to switch`
+          : null,
         // a model server is in the stack but this framework is not wired to it: what holds instead
-        localNote: !wiredTo && modelServers.length ? fw.firstRun.localModelsNote : null,
+        localNote: modelServers.some((x) => !servers.includes(x)) ? fw.firstRun.localModelsNote : null,
         withoutKey: fw.firstRun.withoutKey ?? null,
         // <stack> in a step is this stack's name (paths under /etc/stackwright/<stack>/ of a native unit)
         steps: (m.placement === 'native' && fw.firstRun.native ? fw.firstRun.native : fw.firstRun.steps).map((step) => step.replaceAll('<stack>', options.name)),
@@ -164,7 +170,7 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     databases: model.databases.map((d) => ({ ...d, setup: setupServiceName(d.server) })),
     nativeBindVariable: NATIVE_BIND_VARIABLE,
     bindVariable: BIND_VARIABLE,
-    skills: resolution.skillPacks.map((p) => ({ id: p.id, name: p.manifest.name, skills: p.manifest.skills })),
+    skills: resolution.skillPacks.map((p) => ({ id: p.id, name: p.manifest.name, skills: p.skills.map((s) => s.id) })),
     interactive,
     hostMounts: model.members.flatMap((m) => (m.plugin.manifest.hostMounts ?? []).map((h) => ({ plugin: m.plugin.id, ...h }))),
     natives: model.members.filter((m) => m.placement === 'native').map((m) => {
@@ -239,12 +245,23 @@ function localModels(server: StackMember, model: StackModel, variables: string[]
   const pull = (name: string) => (server.placement === 'native'
     ? `\`OLLAMA_HOST=<${NATIVE_BIND_VARIABLE} from .env>:11434 ollama pull ${name}\``
     : `\`docker compose exec ollama ollama pull ${name}\``);
+  const load = (server.plugin as ServicePlugin).manifest.modelServer?.load;
   return {
     id: server.plugin.id,
     name: server.plugin.manifest.name,
+    variables,
     models: `the model${variables.length > 1 ? 's' : ''} in ${named}`,
     pull: server.plugin.id !== 'ollama'
-      ? `load the model${variables.length > 1 ? 's' : ''} named in ${named} into ${server.plugin.manifest.name}`
+      ? load ?? `load the model${variables.length > 1 ? 's' : ''} named in ${named} into ${server.plugin.manifest.name}`
       : `pull ${variables.length > 1 ? 'them' : 'it'} once: ${names.map(pull).join(' and ')}${server.placement === 'native' ? ' (with the ollama binary native/ollama.sh installed)' : ''}`,
   };
+}
+
+/**
+ * The .env variables naming what a framework uses on a server with `modelServer`: its <PREFIX>_MODEL, and
+ * its <PREFIX>_EMBED_MODEL for a framework that also needs an embedding model (two Ollama variables).
+ */
+function serverModelVariables(server: StackMember, ollamaVariables: string[] | undefined): string[] {
+  const spec = (server.plugin as ServicePlugin).manifest.modelServer!;
+  return (ollamaVariables?.length ?? 1) > 1 && spec.embedModel ? [spec.model, spec.embedModel] : [spec.model];
 }

@@ -75,6 +75,12 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
     (pack.manifest.tokens ?? []).forEach((t, i) => {
       if (!uses.has(t.service)) add(pack.file, `/tokens/${i}/service`, 'ref.unknown', `token ${t.name} is for "${t.service}", which the pack neither requires nor lists as optional`);
     });
+    for (const [skill, needs] of Object.entries(pack.manifest.skillServices ?? {})) {
+      if (!pack.manifest.skills.includes(skill)) add(pack.file, `/skillServices/${skill}`, 'ref.unknown', `skillServices names skill "${skill}", which is not in skills`);
+      needs.forEach((id, i) => {
+        if (!(pack.manifest.optionalServices ?? []).includes(id)) add(pack.file, `/skillServices/${skill}/${i}`, 'ref.unknown', `skill "${skill}" needs "${id}": list it in optionalServices (a required service is always there)`);
+      });
+    }
     for (const field of ['requiredServices', 'optionalServices'] as const) {
       (pack.manifest[field] ?? []).forEach((id, i) => {
         if (!services.has(id)) add(pack.file, `/${field}/${i}`, 'ref.unknown', `${field} names ${missing('service', id, services.keys(), raw.unloaded)}`);
@@ -118,6 +124,17 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
   checkBinaries(plugin, add);
   checkBounds(plugin, add);
   checkLogin(plugin, add);
+  if (plugin.kind === 'service' && plugin.manifest.modelServer) {
+    // frameworks read the served model as <PREFIX>_MODEL (engine/model-servers.ts): the shared .env name must be that
+    const { model: modelVar, embedModel, apiKey } = plugin.manifest.modelServer;
+    const prefix = plugin.id.toUpperCase().replace(/-/g, '_');
+    const declared = (name: string) => (m.environment ?? []).find((e) => e.name === name);
+    for (const [field, name, want] of [['model', modelVar, `${prefix}_MODEL`], ['embedModel', embedModel, `${prefix}_EMBED_MODEL`]] as const) {
+      if (name === undefined) continue;
+      if (name !== want || !declared(name)?.shared) add(plugin.file, `/modelServer/${field}`, 'env.ref', `${field} ${name}: declare the served model as ${want} in environment with shared: true (frameworks receive it under that name)`);
+    }
+    if (apiKey !== undefined && !declared(apiKey)?.secret) add(plugin.file, '/modelServer/apiKey', 'env.ref', `apiKey ${apiKey} is not a secret this service declares in environment`);
+  }
   if (plugin.kind === 'framework') {
     const shared = new Set((m.environment ?? []).filter((e) => e.shared).map((e) => e.name));
     const { keys, localModels, localModelVariables } = plugin.manifest.firstRun;

@@ -112,6 +112,8 @@ export interface ServiceManifest extends ContainerManifest {
   };
   /** a database scripts/backup.sh --live dumps with its own tools (catalogue/backup-kinds.ts) */
   backup?: DatabaseBackup;
+  /** a local model server frameworks are wired to: its shared model variable, API key variable and first-run load step */
+  modelServer?: { model: string; embedModel?: string; apiKey?: string; load: string };
 }
 
 export interface FrameworkManifest extends ContainerManifest {
@@ -144,6 +146,8 @@ export interface SkillPackManifest {
   description: string;
   requiredServices: string[];
   optionalServices?: string[];
+  /** skills that work only with some optional services: skill id -> those services (shipped only when the stack holds them) */
+  skillServices?: Record<string, string[]>;
   skills: string[];
   tags?: string[];
   /** tokens the user creates in a service for the agents; frameworks receive them */

@@ -1,7 +1,8 @@
 // From a resolution and the request's options to the stack model: where each plugin runs, the .env
 // variables, host ports (clashes moved, DECISIONS "Host-port clashes"), the proxy's routes and who may
 // use them (DECISIONS "Running stacks"), public URLs and the databases each consumer owns.
-import type { ContainerPlugin } from '../catalogue/types.js';
+import type { ContainerPlugin, ServicePlugin } from '../catalogue/types.js';
+import { hasServerChoice, LOCAL_MODEL_SERVER_VARIABLE } from './model-servers.js';
 import { VALUE_REF } from '../catalogue/rules.js';
 import type { Resolution } from './resolve.js';
 import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE } from './helper-image.js';
@@ -194,6 +195,12 @@ function collectEnv(
     vars.push({
       key: PROXY_PASSWORD_VARIABLE, example: '', required: true, group: '', secret: { length: 32, charset: 'alnum', prefix: '' },
       description: 'Password the proxy asks for (scripts/start.sh hashes it into the proxy configuration on every start)',
+    });
+  }
+  if (hasServerChoice(members)) {
+    vars.push({
+      key: LOCAL_MODEL_SERVER_VARIABLE, example: '', required: false, group: '',
+      description: `Local model server the frameworks answer with when no cloud key is set: the id of one in this stack (${members.filter((m) => m.plugin.kind === 'service' && (m.plugin.id === 'ollama' || (m.plugin as ServicePlugin).manifest.modelServer)).map((m) => m.plugin.id).join(', ')}); empty: each framework's own order (the README names it)`,
     });
   }
   if (https) {

@@ -122,6 +122,12 @@ export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolu
       if (!placed.has(need)) errors.push(`skill pack "${pack.id}" needs service "${need}": add it to services`);
     }
   }
+  // a skill for an optional service the stack lacks is left out (issue 35: no OpenSearch recipe without OpenSearch)
+  skillPacks.forEach((pack, i) => {
+    const needs = pack.manifest.skillServices ?? {};
+    const skills = pack.skills.filter((s) => (needs[s.id] ?? []).every((id) => placed.has(id)));
+    if (skills.length < pack.skills.length) skillPacks[i] = Object.freeze({ ...pack, skills });
+  });
 
   const conflicts = findConflicts(ordered);
   for (const [a, b] of conflicts) {

@@ -67,3 +67,23 @@ describe('CoPaw with the stack\'s Ollama', () => {
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.copaw.secret', 'providers', 'active_model.json'), 'utf8')), { provider_id: 'ollama', model: 'llama3.2:1b' });
   });
 });
+
+// Issue 35: every other model server of the catalogue as a custom OpenAI-compatible provider of CoPaw's store
+describe('CoPaw with the stack\'s other model servers', () => {
+  for (const [id, prefix, model, keyed] of [['llama-cpp', 'LLAMA_CPP', 'Qwen/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M', true], ['vllm', 'VLLM', 'Qwen/Qwen2.5-1.5B-Instruct', true],
+    ['sglang', 'SGLANG', 'Qwen/Qwen2.5-1.5B-Instruct', true], ['local-ai', 'LOCAL_AI', 'qwen_qwen3.5-2b', true], ['xinference', 'XINFERENCE', 'qwen2.5-instruct', false]] as const) {
+    test(`${id}: the provider stack-local on its /v1 is the active model, with its key`, async () => {
+      const { dir, environment, active, mode } = await startContainer({ name: `cp-${id}`, primaryFramework: 'copaw', services: [id] },
+        { [`${prefix}_URL`]: `http://${id}:1234`, [`${prefix}_MODEL`]: model, ...(keyed ? { [`${prefix}_API_KEY`]: 'server-key' } : {}) });
+      assert.equal(environment[`${prefix}_MODEL`], `\${${prefix}_MODEL}`);
+      assert.deepEqual(active, { provider_id: 'stack-local', model });
+      assert.equal(mode, 0o600);
+      const file = path.join(dir, 'working.secret', 'providers', 'custom', 'stack-local.json');
+      const provider = JSON.parse(fs.readFileSync(file, 'utf8'));
+      assert.equal(provider.base_url, `http://${id}:1234/v1`);
+      assert.equal(provider.api_key, keyed ? 'server-key' : '');
+      assert.deepEqual(provider.extra_models, [{ id: model, name: model }]);
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    });
+  }
+});

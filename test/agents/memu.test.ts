@@ -93,3 +93,28 @@ describe('memU\'s model endpoint', () => {
     assert.equal(env.OLLAMA_EMBED_MODEL, '${OLLAMA_EMBED_MODEL}');
   });
 });
+
+// Issue 35: LocalAI and Xinference serve a chat and an embedding model; llama.cpp, vLLM and SGLang one model each
+describe('memU with the stack\'s other model servers', () => {
+  for (const [id, prefix, chat, embed, keyed] of [['local-ai', 'LOCAL_AI', 'qwen_qwen3.5-2b', 'nemotron-3-embed-1b-q4', true], ['xinference', 'XINFERENCE', 'qwen2.5-instruct', 'bge-small-en-v1.5', false]] as const) {
+    test(`${id}: no cloud key: its /v1 with its chat and embedding models and its key`, async () => {
+      const dir = serverFiles({ name: `mu-${id}`, primaryFramework: 'memu', services: [id] });
+      const { files } = generator.generate({ name: `mu-${id}`, primaryFramework: 'memu', services: [id] });
+      const env = (yaml.load(files['docker-compose.yml']) as { services: Record<string, { environment: Record<string, string> }> }).services.memu.environment;
+      assert.equal(env[`${prefix}_MODEL`], `\${${prefix}_MODEL}`);
+      assert.equal(env[`${prefix}_EMBED_MODEL`], `\${${prefix}_EMBED_MODEL}`);
+      assert.match(files['.env.example'], new RegExp(`^${prefix}_EMBED_MODEL=${embed.replace(/\./g, '\\.')}$`, 'm'));
+      assert.deepEqual(await profile(dir, { [`${prefix}_URL`]: `http://${id}:1234`, [`${prefix}_MODEL`]: chat, [`${prefix}_EMBED_MODEL`]: embed, ...(keyed ? { [`${prefix}_API_KEY`]: 'server-key' } : {}) }), {
+        api_key: keyed ? 'server-key' : 'no-key', base_url: `http://${id}:1234/v1`, chat_model: chat, embed_model: embed,
+      });
+      assert.match(files['scripts/start.sh'], /note: no cloud key for memU: it answers with the stack/);
+    });
+  }
+  for (const id of ['llama-cpp', 'vllm', 'sglang']) {
+    test(`${id}: start.sh stops with why (no embedding model beside the chat model)`, () => {
+      const { files } = generator.generate({ name: `mu-${id}`, primaryFramework: 'memu', services: [id] });
+      assert.match(files['scripts/start.sh'], /die .*memU needs a model provider key[^\n]*memU cannot answer with llama\.cpp, vLLM or SGLang alone/);
+      assert.match(files['README.md'], /memU cannot answer with llama\.cpp, vLLM or SGLang alone/);
+    });
+  }
+});

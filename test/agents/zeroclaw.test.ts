@@ -104,3 +104,21 @@ describe('ZeroClaw on bare metal', () => {
     assert.equal(seen.ZEROCLAW_agents__default__model_provider, 'anthropic.default');
   });
 });
+
+// Issue 35: every other model server of the catalogue as ZeroClaw's custom OpenAI-compatible family
+describe('ZeroClaw with the stack\'s other model servers', () => {
+  for (const [id, prefix, model, keyed] of [['llama-cpp', 'LLAMA_CPP', 'Qwen/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M', true], ['vllm', 'VLLM', 'Qwen/Qwen2.5-1.5B-Instruct', true],
+    ['sglang', 'SGLANG', 'Qwen/Qwen2.5-1.5B-Instruct', true], ['local-ai', 'LOCAL_AI', 'qwen_qwen3.5-2b', true], ['xinference', 'XINFERENCE', 'qwen2.5-instruct', false]] as const) {
+    test(`${id}: without a cloud key the custom provider points at its /v1 with its model and key`, async () => {
+      const { res, environment, seen, config } = await startContainer({ name: `zc-${id}`, primaryFramework: 'zeroclaw', services: [id] },
+        { [`${prefix}_URL`]: `http://${id}:1234`, [`${prefix}_MODEL`]: model, ...(keyed ? { [`${prefix}_API_KEY`]: 'server-key' } : {}) });
+      assert.equal(res.code, 0, res.stderr);
+      assert.equal(environment[`${prefix}_MODEL`], `\${${prefix}_MODEL}`);
+      assert.equal(seen.ZEROCLAW_providers__models__custom__default__uri, `http://${id}:1234/v1`);
+      assert.equal(seen.ZEROCLAW_providers__models__custom__default__model, model);
+      assert.equal(seen.ZEROCLAW_providers__models__custom__default__api_key, keyed ? 'server-key' : 'no-key');
+      assert.equal(seen.ZEROCLAW_agents__default__model_provider, 'custom.default');
+      assert.match(config(), /^default_provider = "custom"$/m);
+    });
+  }
+});

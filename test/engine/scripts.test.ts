@@ -341,3 +341,38 @@ describe('keys: what start.sh enforces is what the README says (issue 20)', () =
     }
   }
 });
+
+describe('every framework with every other model server and no cloud key (issue 35)', () => {
+  const catalogue = shippedCatalogue();
+  for (const fw of catalogue.frameworks.values()) {
+    for (const server of ['llama-cpp', 'vllm', 'sglang', 'local-ai', 'xinference']) {
+      test(`${fw.id} with ${server}`, () => {
+        const { dir, run } = setup({ name: `ms-${fw.id}-${server}`.slice(0, 40), primaryFramework: fw.id, services: [server], deploymentType: 'docker' });
+        const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
+        const compose = fs.readFileSync(path.join(dir, 'docker-compose.yml'), 'utf8');
+        const res = run('scripts/start.sh');
+        const { keys, localModels, localModelsNote, withoutKey } = fw.manifest.firstRun;
+        const spec = catalogue.services.get(server)!.manifest.modelServer!;
+        const prefix = server.toUpperCase().replace(/-/g, '_');
+        const name = catalogue.services.get(server)!.manifest.name;
+        const line = readme.split('\n').find((l) => l.startsWith(`**${fw.manifest.name}**`))!;
+        if ((localModels ?? []).includes(server)) {
+          // wired: start.sh starts and says which server and model answer, the README the same with the first-run step
+          assert.equal(res.status, 0, `${res.stderr}${res.stdout}`);
+          assert.ok(res.stderr.includes(`the stack's ${name} and the model`) && res.stderr.includes(spec.model) && res.stderr.includes(' from .env'), res.stderr);
+          assert.ok(line.includes(`with the stack's ${name} and the model`) && line.includes(`\`${spec.model}\``) && line.includes(spec.load), line);
+          // the framework container gets the model from .env and, where the server has one, its key
+          assert.match(compose, new RegExp(`${prefix}_MODEL: \\$\\{${spec.model}\\}`));
+          if (spec.apiKey) assert.match(compose, new RegExp(`${prefix}_API_KEY: \\$\\{${prefix}_${spec.apiKey}\\}`));
+        } else {
+          // not wired: the README and start.sh say why, with the upstream evidence
+          assert.ok(readme.includes(localModelsNote), `the README says why ${fw.id} cannot use ${server}`);
+          if (keys.length && !withoutKey) {
+            assert.equal(res.status, 1, 'start.sh stops without a key');
+            assert.ok(res.stderr.includes(localModelsNote.slice(0, 60)), res.stderr);
+          }
+        }
+      });
+    }
+  }
+});

@@ -120,6 +120,38 @@ async function buildModelStub(reference: string, manifest: ContainerManifest | u
   rmSync(context, { recursive: true, force: true });
 }
 
+/**
+ * Issue 35: llama.cpp's and vLLM's places taken by the stub model server answering as that server
+ * (STUB_SERVER: its routes, its /v1/models, a 401 without the key the service was given), started the way the
+ * stack starts the server: llama.cpp's image entry point (LLAMA_API_KEY, LLAMA_ARG_ALIAS from the service's
+ * environment), vLLM's `vllm serve <model>` under the compose entry point bash -c.
+ */
+const SERVER_STUBS: Record<string, { server: string; port: number; key: string; program?: string; model: string }> = {
+  'ghcr.io/ggml-org/llama.cpp': { server: 'llama-cpp', port: 8080, key: 'LLAMA_API_KEY', model: '"$LLAMA_ARG_ALIAS"' },
+  'vllm/vllm-openai': { server: 'vllm', port: 8000, key: 'VLLM_API_KEY', program: 'vllm', model: '"$2"' },
+};
+
+async function buildServerStub(reference: string, manifest: ContainerManifest | undefined, stub: (typeof SERVER_STUBS)[string]): Promise<void> {
+  await buildStandin(reference, manifest);
+  const context = mkdtempSync(path.join(os.tmpdir(), 'stackwright-server-stub-'));
+  copyFileSync(path.join(KIT_DIR, '..', 'stub-model', 'server.mjs'), path.join(context, 'server.mjs'));
+  writeFileSync(path.join(context, 'run.sh'), `#!/bin/sh
+${stub.program ? `[ "$1" = serve ] || { echo "${stub.program} (stub): only serve" >&2; exit 2; }
+` : ''}`
+    + `HOST=0.0.0.0 PORT=${stub.port} STUB_SERVER=${stub.server} STUB_API_KEY="$${stub.key}" STUB_MODELS=${stub.model} exec node /stub-model/server.mjs
+`);
+  const target = stub.program ? `/usr/local/bin/${stub.program}` : '/stub-model/run.sh';
+  writeFileSync(path.join(context, 'Dockerfile'), `FROM ${reference}
+COPY server.mjs /stub-model/server.mjs
+COPY run.sh ${target}
+RUN chmod 755 ${target}
+`
+    + (stub.program ? '' : `ENTRYPOINT ["${target}"]
+`));
+  await dockerOk(['build', '-q', '-t', reference, context]);
+  rmSync(context, { recursive: true, force: true });
+}
+
 async function buildStandin(reference: string, manifest: ContainerManifest | undefined): Promise<void> {
   const base = await buildKit('standin');
   const context = mkdtempSync(path.join(os.tmpdir(), 'stackwright-standin-'));
@@ -169,6 +201,9 @@ export async function provideImages(references: string[], catalogue: Catalogue):
       out.push({ reference, kit: kit.dir });
     } else if (splitReference(reference)[0] === 'ollama/ollama') {
       await buildModelStub(reference, manifests.get(reference));
+      out.push({ reference, kit: 'stub-model' });
+    } else if (SERVER_STUBS[splitReference(reference)[0]]) {
+      await buildServerStub(reference, manifests.get(reference), SERVER_STUBS[splitReference(reference)[0]]);
       out.push({ reference, kit: 'stub-model' });
     } else {
       await buildStandin(reference, manifests.get(reference));

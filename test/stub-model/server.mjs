@@ -9,6 +9,10 @@
 //   Ollama:    GET / , GET /api/version, GET /api/tags, POST /api/show, POST /api/chat (NDJSON stream by
 //              default, as Ollama does), POST /api/generate, POST /api/pull
 //   tests:     GET /_stub/requests (what it received: method, path, model, the key that came with it)
+// STUB_SERVER=llama-cpp|vllm|sglang|local-ai|xinference makes it answer as that server instead (issue 35): only
+// the routes that server has (Xinference: no /v1/responses, Anthropic Messages under /anthropic/v1/messages; no
+// Ollama routes), /v1/models in that server's shape, and with STUB_API_KEY set a 401 without that Bearer key on
+// every route the server guards. The shapes are written from each server's source (the plugin manifests cite it).
 // Every answer is `STUB-OK <model>: <the last user text, cut to 80 characters>`.
 // Usage: node server.mjs [port]   (or PORT=...; 0 picks a free port; the first line printed is the URL)
 import http from 'node:http';
@@ -111,9 +115,46 @@ function ollamaChat(body, res, generate) {
 
 const ollamaModel = (name) => ({ name, model: name, modified_at: '2026-01-01T00:00:00Z', size: 1, digest: 'stub', details: { format: 'gguf', family: 'stub', parameter_size: '1B', quantization_level: 'Q4_0' } });
 
+const SERVER = process.env.STUB_SERVER ?? 'ollama';
+const API_KEY = process.env.STUB_API_KEY ?? '';
+
+/** /v1/models as each server reports it (the fields clients read: data[].id, plus what each adds). */
+function modelList() {
+  const entry = {
+    'llama-cpp': (id) => ({ id, object: 'model', created: now(), owned_by: 'llamacpp', meta: { n_ctx_train: 32768, n_params: 1543714304 } }),
+    vllm: (id) => ({ id, object: 'model', created: now(), owned_by: 'vllm', root: id, parent: null, max_model_len: 8192, permission: [] }),
+    sglang: (id) => ({ id, object: 'model', created: now(), owned_by: 'sglang', root: id, max_model_len: 8192 }),
+    'local-ai': (id) => ({ id, object: 'model' }),
+    xinference: (id) => ({ id, object: 'model', created: 0, owned_by: 'xinference', model_type: 'LLM', model_name: id, model_lang: ['en'], model_ability: ['chat'] }),
+  }[SERVER] ?? ((id) => ({ id, object: 'model', created: 0, owned_by: 'stub' }));
+  const body = { object: 'list', data: MODELS.map(entry) };
+  // llama-server also lists its models in an Ollama-like "models" array
+  if (SERVER === 'llama-cpp') body.models = MODELS.map((name) => ({ name, model: name, type: 'model', capabilities: ['completion'] }));
+  return body;
+}
+
+/** Routes each server has, and those it answers without the key. */
+const SERVER_ROUTES = {
+  'llama-cpp': { routes: ['GET /health', 'GET /v1/models', 'POST /v1/chat/completions', 'POST /v1/responses', 'POST /v1/messages', 'POST /v1/messages/count_tokens'], open: ['GET /health', 'GET /v1/models'] },
+  vllm: { routes: ['GET /health', 'GET /v1/models', 'POST /v1/chat/completions', 'POST /v1/responses', 'POST /v1/messages', 'POST /v1/messages/count_tokens'], open: ['GET /health'] },
+  sglang: { routes: ['GET /health', 'GET /v1/models', 'POST /v1/chat/completions', 'POST /v1/responses', 'POST /v1/messages', 'POST /v1/messages/count_tokens'], open: ['GET /health'] },
+  'local-ai': { routes: ['GET /readyz', 'GET /v1/models', 'POST /v1/chat/completions', 'POST /v1/responses', 'POST /v1/messages', 'POST /v1/embeddings'], open: ['GET /readyz'] },
+  xinference: { routes: ['GET /status', 'GET /v1/models', 'POST /v1/chat/completions', 'POST /anthropic/v1/messages', 'POST /v1/embeddings'], open: ['GET /status', 'GET /v1/models', 'POST /v1/chat/completions', 'POST /anthropic/v1/messages', 'POST /v1/embeddings'] },
+};
+
+function embeddings(body, res) {
+  const inputs = Array.isArray(body.input) ? body.input : [body.input ?? ''];
+  sendJson(res, 200, { object: 'list', model: body.model ?? MODELS[0], data: inputs.map((_t, index) => ({ object: 'embedding', index, embedding: [0.1, 0.2, 0.3, 0.4] })), usage: { prompt_tokens: 1, total_tokens: 1 } });
+}
+
 const routes = {
   'GET /': (_b, res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('Ollama is running'); },
-  'GET /v1/models': (_b, res) => sendJson(res, 200, { object: 'list', data: MODELS.map((id) => ({ id, object: 'model', created: 0, owned_by: 'stub' })) }),
+  'GET /v1/models': (_b, res) => sendJson(res, 200, modelList()),
+  'GET /health': (_b, res) => sendJson(res, 200, { status: 'ok' }),
+  'GET /readyz': (_b, res) => sendJson(res, 200, { status: 'ok' }),
+  'GET /status': (_b, res) => sendJson(res, 200, {}),
+  'POST /v1/embeddings': embeddings,
+  'POST /anthropic/v1/messages': (b, res) => messages(b, res),
   'POST /v1/chat/completions': chatCompletions,
   'POST /v1/responses': responses,
   'POST /v1/messages': messages,
@@ -144,11 +185,16 @@ const server = http.createServer((req, res) => {
     } catch {
       return sendJson(res, 400, { error: { message: 'the body is not JSON', type: 'invalid_request_error' } });
     }
-    const route = routes[`${req.method} ${pathname}`];
+    const name = `${req.method} ${pathname}`;
+    const as = SERVER_ROUTES[SERVER];
+    const route = !as || as.routes.includes(name) || name === 'GET /_stub/requests' ? routes[name] : undefined;
     if (pathname !== '/_stub/requests') {
       // credential: the key as sent (a stub's test keys are not secrets), so a test can tell which key arrived
       const credential = (req.headers['x-api-key'] ?? req.headers.authorization?.replace(/^Bearer\s+/i, '')) || null;
       received.push({ method: req.method, path: pathname, model: body.model ?? null, stream: body.stream ?? null, key: Boolean(credential), credential, userText: lastUserText(body.messages, body.input ?? body.prompt) });
+    }
+    if (route && as && API_KEY && !as.open.includes(name) && name !== 'GET /_stub/requests' && (req.headers.authorization ?? '') !== `Bearer ${API_KEY}` && req.headers['x-api-key'] !== API_KEY) {
+      return sendJson(res, 401, { error: { message: 'Invalid API Key', type: 'authentication_error', code: 401 } });
     }
     if (!route) return sendJson(res, 404, { error: { message: `the stub model server has no ${req.method} ${pathname}`, type: 'not_found' } });
     route(body, res);

@@ -30,9 +30,9 @@ export function agentPackage(pkg: string, frameworkId: string, pinned = pkg): st
 export interface StubServer { url: string; child: ChildProcess; requests(): Promise<StubRequest[]>; stop(): Promise<void> }
 export interface StubRequest { method: string; path: string; model: string | null; stream: boolean | null; key: boolean; credential: string | null; userText: string }
 
-/** Starts test/stub-model/server.mjs on a free loopback port. */
-export function startStub(): Promise<StubServer> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'test', 'stub-model', 'server.mjs'), '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** The stub model server on a free port; `env` may make it answer as another server (STUB_SERVER, STUB_API_KEY, STUB_MODELS). */
+export function startStub(env: Record<string, string> = {}): Promise<StubServer> {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'test', 'stub-model', 'server.mjs'), '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.stdout!.once('data', (d: Buffer) => {

@@ -1,0 +1,56 @@
+// The stack's local model servers as its frameworks see them (issue 35). A framework lists the servers its
+// start command can use in firstRun.localModels, in its order of preference; a service that is such a
+// server says so in `modelServer` (the shared <PREFIX>_MODEL it serves, its API key). Ollama predates
+// `modelServer`: frameworks name its models themselves (OLLAMA_MODEL). Only the container deployment of a
+// framework is wired to servers other than Ollama.
+import type { FrameworkPlugin, ServicePlugin } from '../catalogue/types.js';
+import { envPrefix } from './env-names.js';
+import type { StackMember, StackModel } from './model.js';
+import { envKey } from './model.js';
+
+/** .env variable choosing the server when a stack holds several (empty: the framework's own order). */
+export const LOCAL_MODEL_SERVER_VARIABLE = 'LOCAL_MODEL_SERVER';
+
+const OLLAMA = 'ollama';
+
+/** A model server the framework can be wired to in this stack (Ollama, or a service with `modelServer`). */
+function usable(member: StackMember, framework: StackMember): boolean {
+  if (member.plugin.kind !== 'service') return false;
+  if (member.plugin.id === OLLAMA) return true;
+  return Boolean((member.plugin as ServicePlugin).manifest.modelServer) && framework.placement === 'container' && member.placement === 'container';
+}
+
+/** The servers of this stack a framework is wired to, in its order of preference (the first one answers). */
+export function wiredServers(members: readonly StackMember[], framework: StackMember): StackMember[] {
+  const order = (framework.plugin as FrameworkPlugin).manifest.firstRun.localModels ?? [];
+  return order
+    .map((id) => members.find((m) => m.plugin.id === id))
+    .filter((m): m is StackMember => m !== undefined && usable(m, framework));
+}
+
+/**
+ * What a framework container receives for the servers it is wired to (besides <PREFIX>_URL, which every
+ * framework gets): <PREFIX>_MODEL from .env and the server's key as <PREFIX>_API_KEY (this framework only),
+ * and the choice among several.
+ */
+export function modelServerEnv(model: StackModel, framework: StackMember): [string, string][] {
+  if (framework.plugin.kind !== 'framework') return [];
+  const servers = wiredServers(model.members, framework);
+  const out: [string, string][] = [];
+  for (const s of servers) {
+    const spec = (s.plugin as ServicePlugin).manifest.modelServer;
+    if (!spec) continue;
+    const prefix = envPrefix(s.plugin.id);
+    out.push([`${prefix}_MODEL`, `\${${spec.model}}`]);
+    if (spec.embedModel) out.push([`${prefix}_EMBED_MODEL`, `\${${spec.embedModel}}`]);
+    const key = spec.apiKey ? (s.plugin.manifest.environment ?? []).find((e) => e.name === spec.apiKey) : undefined;
+    if (key) out.push([`${prefix}_API_KEY`, `\${${envKey(s.plugin.id, key)}}`]);
+  }
+  if (servers.length > 1) out.push([LOCAL_MODEL_SERVER_VARIABLE, `\${${LOCAL_MODEL_SERVER_VARIABLE}:-}`]);
+  return out;
+}
+
+/** Whether some framework of the stack has a choice of servers (then .env gets LOCAL_MODEL_SERVER). */
+export function hasServerChoice(members: readonly StackMember[]): boolean {
+  return members.some((m) => m.plugin.kind === 'framework' && wiredServers(members, m).length > 1);
+}
