@@ -5,7 +5,7 @@ import type { SelectionRequest } from './resolve.js';
 export interface GenerateRequest extends SelectionRequest {
   name: string;
   domain?: string;
-  deploymentType?: 'docker' | 'bare-metal';
+  deploymentType?: 'docker' | 'bare-metal' | 'kubernetes';
   /** default true: cap_drop ALL plus each plugin's capabilities, no-new-privileges */
   hardened?: boolean;
 }

@@ -10,6 +10,8 @@ import { BundleTemplates } from './bundle-files.js';
 import { buildCompose, COMPOSE_FILE } from './compose.js';
 import { DEFAULT_FRAGMENT_CACHE_BYTES, FragmentCache } from './fragment-cache.js';
 import { PluginFileRenderer } from './plugin-files.js';
+import { KubernetesTemplates, kubernetesFiles } from '../emit/kubernetes/index.js';
+import { checkTarget } from '../emit/targets.js';
 import { resolve, type Resolution } from './resolve.js';
 import { fileHash, provenance, PROVENANCE_FILE } from './provenance.js';
 import { bindShape, boundAnswer, boundIntoShape, BundleShape, ShapeUnusable } from './bundle-shape.js';
@@ -29,6 +31,7 @@ export class Generator {
   readonly cache: FragmentCache;
   private readonly bundleTemplates: BundleTemplates;
   private readonly pluginFiles: PluginFileRenderer;
+  private readonly kubernetesTemplates: KubernetesTemplates;
   /**
    * Whole bundles of recent requests. Output is deterministic for a catalogue snapshot, so a repeated
    * request (automation regenerating the same stack) is answered without rendering anything again.
@@ -60,6 +63,7 @@ export class Generator {
       : undefined;
     this.seen = this.shapes ? new LRUCache({ maxSize: SEEN_KEYS_BYTES, sizeCalculation: (_: true, key: string) => Math.max(1, key.length) }) : undefined;
     this.bundleTemplates = new BundleTemplates(templatesDir);
+    this.kubernetesTemplates = new KubernetesTemplates(templatesDir);
     this.pluginFiles = new PluginFileRenderer(this.cache);
   }
 
@@ -136,6 +140,7 @@ export class Generator {
   private renderRequest(request: GenerateRequest): Bundle {
     const resolution = resolve(this.catalogue, request);
     if (resolution.errors.length) throw invalidConfiguration(resolution.errors);
+    checkTarget(resolution, request.deploymentType);
     return this.render(request, resolution);
   }
 
@@ -153,6 +158,17 @@ export class Generator {
       deployment: request.deploymentType ?? 'docker',
       hardened: request.hardened ?? true,
     });
+    const summary = {
+      services: resolution.resolvedServices.length,
+      skills: resolution.skillPacks.length,
+      proxy: resolution.proxy?.id ?? 'none',
+      estimatedMemoryMB: resolution.estimatedMemoryMB,
+      memoryLimitMB: resolution.memoryLimitMB,
+    };
+    // the one place a deployment target picks its emitter; Compose (docker, bare-metal) follows
+    if (model.options.deployment === 'kubernetes') {
+      return this.assemble(request, summary, kubernetesFiles(model, this.pluginFiles.render(model), this.bundleTemplates.render(model), this.kubernetesTemplates));
+    }
     const files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)]]);
     // plugin files mostly come from the fragment cache (and skills from the catalogue) as the same strings
     // each time: their sha256 is remembered by content
@@ -162,13 +178,7 @@ export class Generator {
       if (this.contentHashes) known.set(file, this.contentHash(content));
     }
     for (const [file, content] of this.bundleTemplates.render(model)) files.set(file, content);
-    return this.assemble(request, {
-      services: resolution.resolvedServices.length,
-      skills: resolution.skillPacks.length,
-      proxy: resolution.proxy?.id ?? 'none',
-      estimatedMemoryMB: resolution.estimatedMemoryMB,
-      memoryLimitMB: resolution.memoryLimitMB,
-    }, files, known);
+    return this.assemble(request, summary, files, known);
   }
 
   private contentHash(content: string): string {

@@ -14,7 +14,7 @@ export interface StackRequest {
   platform?: 'linux/amd64' | 'linux/arm64';
   primaryFramework?: string;
   companionFrameworks?: string[];
-  deploymentType?: 'docker' | 'bare-metal';
+  deploymentType?: 'docker' | 'bare-metal' | 'kubernetes';
   hardened?: boolean;
   format?: 'json' | 'tar';
 }

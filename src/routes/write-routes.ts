@@ -6,6 +6,7 @@ import { bundleJsonChunks, type Bundle, type Generator } from '../engine/generat
 import { successEnvelopeOf, type ChunkedBody } from '../http/envelope.js';
 import { invalidConfiguration } from '../errors.js';
 import { resolve, type Resolution } from '../engine/resolve.js';
+import { checkTarget } from '../emit/targets.js';
 import { parseStackRequest, type ParsedRequest } from './request.js';
 import type { Route } from './types.js';
 import type { WorkQueue } from '../http/work-queue.js';
@@ -71,6 +72,7 @@ export function checkRequest(generator: Generator, parsed: ParsedRequest): Resol
   const resolution = parsed.selectionUsable ? resolve(generator.catalogue, parsed.request) : undefined;
   const errors = [...parsed.errors, ...(resolution?.errors ?? [])];
   if (errors.length) throw invalidConfiguration(errors);
+  checkTarget(resolution!, parsed.request.deploymentType);
   return resolution!;
 }
 
