@@ -10,7 +10,7 @@ import { BundleTemplates } from './bundle-files.js';
 import { buildCompose, COMPOSE_FILE } from './compose.js';
 import { DEFAULT_FRAGMENT_CACHE_BYTES, FragmentCache } from './fragment-cache.js';
 import { PluginFileRenderer } from './plugin-files.js';
-import { KubernetesTemplates, kubernetesFiles } from '../emit/kubernetes/index.js';
+import { KubernetesTemplates, kubernetesFiles, SHARED_FILES } from '../emit/kubernetes/index.js';
 import { checkTarget } from '../emit/targets.js';
 import { resolve, type Resolution } from './resolve.js';
 import { fileHash, provenance, PROVENANCE_FILE } from './provenance.js';
@@ -167,7 +167,7 @@ export class Generator {
     };
     // the one place a deployment target picks its emitter; Compose (docker, bare-metal) follows
     if (model.options.deployment === 'kubernetes') {
-      return this.assemble(request, summary, kubernetesFiles(model, this.pluginFiles.render(model), this.bundleTemplates.render(model), this.kubernetesTemplates));
+      return this.assemble(request, summary, kubernetesFiles(model, this.pluginFiles.render(model), this.bundleTemplates.render(model, SHARED_FILES), this.kubernetesTemplates, this.cache));
     }
     const files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)]]);
     // plugin files mostly come from the fragment cache (and skills from the catalogue) as the same strings

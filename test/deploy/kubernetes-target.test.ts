@@ -263,6 +263,15 @@ describe('deploymentType kubernetes', () => {
     }
   });
 
+  test('a generator with fragment caches gives the same files as one without, twice over', () => {
+    const cached = new Generator(catalogue, readConfig({}).templatesDir, 2000);
+    for (const request of [{ name: 'c1', preset: 'full-stack', proxy: 'traefik', domain: 'example.com' }, { name: 'c2', preset: 'document-rag' }]) {
+      const plain = generator.generate({ ...request, deploymentType: 'kubernetes' }).files;
+      assert.deepEqual(cached.generate({ ...request, deploymentType: 'kubernetes' }).files, plain);
+      assert.deepEqual(cached.generate({ ...request, name: `${request.name}x`, deploymentType: 'kubernetes' }).files['kubernetes/namespace.yaml'], generator.generate({ ...request, name: `${request.name}x`, deploymentType: 'kubernetes' }).files['kubernetes/namespace.yaml']);
+    }
+  });
+
   test('the secrets script is safe to run again and keeps .env', () => {
     const r = renders.find((x) => x.label === 'bare')!;
     const before = fs.readFileSync(path.join(r.dir, '.env'), 'utf8');
