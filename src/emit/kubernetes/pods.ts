@@ -133,7 +133,9 @@ export function containerSecurity(plugin: ContainerPlugin, hardened: boolean): {
     if (user.uid !== 0) context.runAsNonRoot = true;
     else notRestricted.push('runs as root (user 0)');
   } else {
-    notRestricted.push(m.user ? `runs as the image's user "${m.user}" (a name: runAsNonRoot cannot be checked)` : 'runs as the image\'s user (root unless the image says otherwise)');
+    // Compose starts such a container as the named user; Kubernetes takes only numbers, so the pod starts as the
+    // image's own user (root for most): an image that drops privileges itself then lacks the capabilities to do so
+    notRestricted.push(m.user ? `the manifest's user "${m.user}" is a name, which Kubernetes cannot set (runAsUser takes a number): the pod starts as the image's user` : 'runs as the image\'s user (root unless the image says otherwise)');
   }
   if ((m.hostMounts ?? []).length) {
     notRestricted.push('mounts host paths');
