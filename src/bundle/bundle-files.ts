@@ -37,12 +37,15 @@ export class BundleTemplates {
     }
   }
 
-  render(model: StackModel): Map<string, string> {
+  /** The bundle files of a model; `only` names the few another target reuses (the rest are not rendered). */
+  render(model: StackModel, only?: readonly string[]): Map<string, string> {
     // each native part's environment, built once and written as PowerShell (install.ps1) and bash (native/<id>.sh)
     const nativeEnvs = new Map(model.members.filter((m) => m.placement === 'native').map((m) => [m.plugin.id, nativeEnvironment(model, m)]));
     const context = bundleContext(model, nativeEnvs);
     const out = new Map<string, string>();
-    const put = (file: string, template: string, data: object = context) => out.set(file, renderTemplate(this.templates.get(template)!, data));
+    const put = (file: string, template: string, data: object = context) => {
+      if (!only || only.includes(file)) out.set(file, renderTemplate(this.templates.get(template)!, data));
+    };
     put('README.md', 'README.md');
     put('.env.example', 'env.example');
     for (const script of SCRIPT_FILES) put(script, script);

@@ -4,6 +4,7 @@
 // docker-compose.override.yml is never touched; every file replaced or removed is kept in a backup
 // that `--rollback` restores.
 import { fs } from '../node-builtins.js';
+import { KUSTOMIZATION_FILE } from '../emit/kubernetes/index.js';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { ENV_EXAMPLE_FILE, fileHash, imagePins, PROVENANCE_FILE } from '../bundle/provenance.js';
@@ -204,7 +205,9 @@ export async function runUpgrade(dirArg: string, opts: UpgradeOptions, io: Outpu
   writeBundleFile(dir, PROVENANCE_FILE, bundle.files[PROVENANCE_FILE]);
   io.out(io.style.green(`upgraded: ${summary}`));
   io.out(`backup: ${path.relative(dir, backup)}; undo with: stackwright upgrade --rollback ${dirArg}`);
-  io.out('then apply it: scripts/update.sh (pulls the new images, recreates the containers, rolls back if a health check fails)');
+  io.out(bundle.files[KUSTOMIZATION_FILE] !== undefined
+    ? 'then apply it: scripts/secrets.sh && kubectl apply -k . (kubectl rollout undo goes back; see README.md)'
+    : 'then apply it: scripts/update.sh (pulls the new images, recreates the containers, rolls back if a health check fails)');
   return 0;
 }
 

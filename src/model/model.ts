@@ -9,7 +9,7 @@ export interface StackOptions {
   domain?: string;
   gpu: boolean;
   platform?: string;
-  deployment: 'docker' | 'bare-metal';
+  deployment: 'docker' | 'bare-metal' | 'kubernetes';
   hardened: boolean;
 }
 

@@ -14,6 +14,8 @@ import { resolve, type Resolution } from '../model/resolve.js';
 import { fileHash, provenance, PROVENANCE_FILE } from '../bundle/provenance.js';
 import { bindShape, boundAnswer, boundIntoShape, checkedShape, type BundleShape } from '../cache/bundle-shape.js';
 import { lateValues, shapeKey, withPlaceholders } from '../cache/late-binding.js';
+import { KubernetesTemplates, kubernetesFiles, SHARED_FILES } from '../emit/kubernetes/index.js';
+import { checkTarget } from '../emit/targets.js';
 
 export type { Bundle, GenerateRequest } from '../bundle/bundle.js';
 export { boundIntoShape } from '../cache/bundle-shape.js';
@@ -29,6 +31,7 @@ export class Generator {
   readonly cache: FragmentCache;
   private readonly bundleTemplates: BundleTemplates;
   private readonly pluginFiles: PluginFileRenderer;
+  private readonly kubernetesTemplates: KubernetesTemplates;
   /**
    * Whole bundles of recent requests. Output is deterministic for a catalogue snapshot, so a repeated
    * request (automation regenerating the same stack) is answered without rendering anything again.
@@ -60,6 +63,7 @@ export class Generator {
       : undefined;
     this.seen = this.shapes ? new LRUCache({ maxSize: SEEN_KEYS_BYTES, sizeCalculation: (_: true, key: string) => Math.max(1, key.length) }) : undefined;
     this.bundleTemplates = new BundleTemplates(templatesDir);
+    this.kubernetesTemplates = new KubernetesTemplates(templatesDir);
     this.pluginFiles = new PluginFileRenderer(this.cache);
   }
 
@@ -123,6 +127,7 @@ export class Generator {
   private renderRequest(request: GenerateRequest): Bundle {
     const resolution = resolve(this.catalogue, request);
     if (resolution.errors.length) throw invalidConfiguration(resolution.errors);
+    checkTarget(resolution, request.deploymentType);
     return this.render(request, resolution);
   }
 
@@ -140,6 +145,17 @@ export class Generator {
       deployment: request.deploymentType ?? 'docker',
       hardened: request.hardened ?? true,
     });
+    const summary = {
+      services: resolution.resolvedServices.length,
+      skills: resolution.skillPacks.length,
+      proxy: resolution.proxy?.id ?? 'none',
+      estimatedMemoryMB: resolution.estimatedMemoryMB,
+      memoryLimitMB: resolution.memoryLimitMB,
+    };
+    // the one place a deployment target picks its emitter; Compose (docker, bare-metal) follows
+    if (model.options.deployment === 'kubernetes') {
+      return this.assemble(request, summary, kubernetesFiles(model, this.pluginFiles.render(model), this.bundleTemplates.render(model, SHARED_FILES), this.kubernetesTemplates, this.cache));
+    }
     const files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)]]);
     // plugin files mostly come from the fragment cache (and skills from the catalogue) as the same strings
     // each time: their sha256 is remembered by content
@@ -149,13 +165,7 @@ export class Generator {
       if (this.contentHashes) known.set(file, this.contentHash(content));
     }
     for (const [file, content] of this.bundleTemplates.render(model)) files.set(file, content);
-    return this.assemble(request, {
-      services: resolution.resolvedServices.length,
-      skills: resolution.skillPacks.length,
-      proxy: resolution.proxy?.id ?? 'none',
-      estimatedMemoryMB: resolution.estimatedMemoryMB,
-      memoryLimitMB: resolution.memoryLimitMB,
-    }, files, known);
+    return this.assemble(request, summary, files, known);
   }
 
   private contentHash(content: string): string {

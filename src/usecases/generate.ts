@@ -6,6 +6,7 @@ import type { Bundle } from '../bundle/bundle.js';
 import type { Generator } from '../pipeline/generate.js';
 import { invalidConfiguration } from '../errors.js';
 import { resolve, type Resolution } from '../model/resolve.js';
+import { checkTarget } from '../emit/targets.js';
 import { parseStackRequest, type ParsedRequest } from './request.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -42,5 +43,6 @@ export function checkRequest(generator: Generator, parsed: ParsedRequest): Resol
   const resolution = parsed.selectionUsable ? resolve(generator.catalogue, parsed.request) : undefined;
   const errors = [...parsed.errors, ...(resolution?.errors ?? [])];
   if (errors.length) throw invalidConfiguration(errors);
+  checkTarget(resolution!, parsed.request.deploymentType);
   return resolution!;
 }

@@ -172,7 +172,7 @@ describe('failures', () => {
 
   test('bad proxy, framework, deploymentType, format and platform values are named', async () => {
     const list = await errors({ name: 'x', proxy: 'apache', primaryFramework: 'nope', deploymentType: 'k8s', format: 'zip', platform: 'windows/amd64' });
-    assert.ok(list.includes('deploymentType must be one of: "docker", "bare-metal"'), list.join('\n'));
+    assert.ok(list.includes('deploymentType must be one of: "docker", "bare-metal", "kubernetes"'), list.join('\n'));
     assert.ok(list.includes('format must be one of: "json", "tar"'));
     assert.ok(list.includes('platform must be one of: "linux/amd64", "linux/arm64"'));
     // id values are checked against the catalogue once the shape is right
@@ -186,5 +186,39 @@ describe('failures', () => {
       assert.equal(res.status, 400, JSON.stringify(body));
       await res.arrayBuffer();
     }
+  });
+});
+
+describe('deploymentType kubernetes (issue 32)', () => {
+  test('generate gives the Kustomize base in JSON and tar, validate accepts it', async () => {
+    const body = { name: 'kube', preset: 'research-assistant', proxy: 'traefik', domain: 'example.com', deploymentType: 'kubernetes' };
+    const bundle = await okData<Bundle>(await generate(body));
+    for (const file of ['kustomization.yaml', 'kubernetes/namespace.yaml', 'kubernetes/gateway.yaml', 'kubernetes/network-policies.yaml', 'scripts/secrets.sh', '.env.example', '.gitignore', 'README.md']) {
+      assert.ok(bundle.files[file], `missing ${file}`);
+    }
+    assert.ok(!bundle.files['docker-compose.yml'], 'no compose file for kubernetes');
+    const tar = await server.post('/api/v1/generate', { ...body, format: 'tar' });
+    assert.equal(tar.status, 200);
+    const entries = await readTarGz(Buffer.from(await tar.arrayBuffer()));
+    assert.ok(entries.some((e) => e.name === 'kube/kustomization.yaml'));
+    assert.equal(entries.find((e) => e.name === 'kube/scripts/secrets.sh')!.mode, 0o755);
+    const valid = await okData<{ valid: boolean }>(await server.post('/api/v1/validate', body));
+    assert.equal(valid.valid, true);
+  });
+
+  test('a proxy without a Gateway API implementation, or a service that drives Docker, is a 400 TARGET_UNSUPPORTED naming what works', async () => {
+    for (const path of ['/api/v1/validate', '/api/v1/generate']) {
+      const nginx = await apiError(await server.post(path, { name: 'kube', preset: 'research-assistant', proxy: 'nginx', deploymentType: 'kubernetes' }), 400, 'TARGET_UNSUPPORTED');
+      assert.match(nginx.details.errors[0], /proxy "nginx".*use proxy "traefik"/);
+      const docker = await apiError(await server.post(path, { name: 'kube', services: ['portainer'], deploymentType: 'kubernetes' }), 400, 'TARGET_UNSUPPORTED');
+      assert.match(docker.details.errors[0], /"portainer" uses the Docker engine/);
+    }
+    // the same selection is fine for Compose
+    await okData(await server.post('/api/v1/validate', { name: 'kube', services: ['portainer'], proxy: 'nginx' }));
+  });
+
+  test('the OpenAPI document offers the target', async () => {
+    const doc = await (await server.get('/api/v1/openapi.json')).json() as any;
+    assert.ok(JSON.stringify(doc).includes('"kubernetes"'));
   });
 });

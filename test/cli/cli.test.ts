@@ -255,9 +255,9 @@ describe('stackwright generate', () => {
     const service = await cli(['generate', '--name', 'x', '--services', 'postgress', '--out', out]);
     assert.equal(service.code, 2);
     assert.match(service.stderr, /^error: --services: unknown service "postgress" \(did you mean "postgresql"\?\)\n\(stackwright help generate lists the options\)/);
-    const deployment = await cli(['generate', '--name', 'x', '--deployment', 'kubernetes', '--out', out]);
+    const deployment = await cli(['generate', '--name', 'x', '--deployment', 'nomad', '--out', out]);
     assert.equal(deployment.code, 2);
-    assert.match(deployment.stderr, /--deployment must be one of: "docker", "bare-metal" \(got "kubernetes"\)/);
+    assert.match(deployment.stderr, /--deployment must be one of: "docker", "bare-metal", "kubernetes" \(got "nomad"\)/);
     const proxy = await cli(['generate', '--name', 'x', '--proxy', 'apache', '--out', out]);
     assert.equal(proxy.code, 2);
     assert.match(proxy.stderr, /--proxy: unknown proxy "apache"/);
@@ -272,7 +272,7 @@ describe('stackwright generate', () => {
     assert.ok(!fs.existsSync(out), 'nothing written');
     // a field from the request file keeps its name, after the file's
     const file = path.join(tmp(), 'request.json');
-    fs.writeFileSync(file, JSON.stringify({ name: 'x', deploymentType: 'kubernetes' }));
+    fs.writeFileSync(file, JSON.stringify({ name: 'x', deploymentType: 'nomad' }));
     const fromFile = await cli(['generate', '--request', file, '--out', out]);
     assert.equal(fromFile.code, 2);
     assert.match(fromFile.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: deploymentType must be one of`));

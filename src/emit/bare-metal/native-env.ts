@@ -14,9 +14,9 @@ export interface NativeVariable { name: string; parts: ValuePart[] }
 // substituteRefs builds strings: variable parts travel inside them between these two marks
 const OPEN = '\u0001';
 const CLOSE = '\u0002';
-const mark = (variable: string, fallback?: string) => `${OPEN}${variable}${fallback === undefined ? '' : `\u0003${fallback}`}${CLOSE}`;
+export const mark = (variable: string, fallback?: string) => `${OPEN}${variable}${fallback === undefined ? '' : `\u0003${fallback}`}${CLOSE}`;
 
-function toParts(value: string): ValuePart[] {
+export function toParts(value: string): ValuePart[] {
   const parts: ValuePart[] = [];
   for (const piece of value.split(new RegExp(`(${OPEN}[^${CLOSE}]*${CLOSE})`))) {
     if (!piece) continue;

@@ -1,0 +1,148 @@
+// Compose and Kubernetes from one model (issue 32): per preset, a table read back from each target's own
+// files as its own tool resolves them, with the same .env: Compose through `docker compose config` (Compose v2's
+// parser), Kubernetes through `kubectl kustomize` (the Secrets decoded, $(VAR) references expanded as the
+// kubelet does). Services, images and tags, each variable's name and value, the .env keys each service
+// holds, mounts, health commands, routes and their auth must be the same.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import * as yaml from 'js-yaml';
+import { readConfig } from '../../src/config.js';
+import { Generator } from '../../src/pipeline/generate.js';
+import { shippedCatalogue } from '../support/server.js';
+import { writeBundle } from '../support/bundle.js';
+import { composeV2, runWithoutDaemon } from '../support/compose.js';
+
+const KUBECTL = process.env.STACK_KUBECTL ?? path.join(process.env.VALIDATORS_PREFIX ?? '/tmp/validators', 'kubectl-v35', 'kubectl');
+const catalogue = shippedCatalogue();
+const generator = new Generator(catalogue, readConfig({}).templatesDir, 0, 0);
+
+interface Row { image: string; env: Record<string, string>; keys: string[]; mounts: string[]; health: string[] | null }
+interface Table { services: Record<string, Row>; routes: string[] }
+
+const run = (file: string, args: string[], cwd?: string) => new Promise<string>((resolve, reject) => {
+  execFile(file, args, { cwd, encoding: 'utf8', maxBuffer: 64 << 20 }, (e, stdout, stderr) => (e ? reject(new Error(`${file}: ${stderr || e.message}`)) : resolve(stdout)));
+});
+
+/** A Compose health test as the command it runs. */
+function composeHealth(test: string[] | undefined): string[] | null {
+  if (!test) return null;
+  // `config` keeps $$ (its output is a compose file again); the engine runs $
+  const command = test[0] === 'CMD-SHELL' ? ['sh', '-c', test[1]] : test.slice(1);
+  return command.map((a) => a.replaceAll('$$', '$'));
+}
+
+/** The .env keys a service's Compose entry interpolates in its environment (from the file as written). */
+function composeKeys(raw: any, id: string): string[] {
+  const env = raw.services[id].environment ?? {};
+  return [...new Set(Object.values(env as Record<string, string>).flatMap((v) => [...String(v).matchAll(/(?<!\$)\$\{([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1])))].sort();
+}
+
+async function composeTable(dir: string, proxy: string): Promise<Table> {
+  const resolved = JSON.parse(await runWithoutDaemon([...composeV2(), 'config', '--format', 'json'], dir));
+  const raw = yaml.load(fs.readFileSync(path.join(dir, 'docker-compose.yml'), 'utf8')) as any;
+  const services: Record<string, Row> = {};
+  for (const [id, s] of Object.entries(resolved.services as Record<string, any>)) {
+    if (id === proxy) continue;
+    const mounts = (s.volumes ?? []).map((v: any) => v.target);
+    if (s.shm_size) mounts.push('/dev/shm');
+    // tmpfs mounts are emptyDir volumes there
+    for (const t of s.tmpfs ?? []) mounts.push(String(t).split(':')[0]);
+    services[id] = {
+      image: s.image,
+      env: Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, String(v ?? '')])),
+      keys: composeKeys(raw, id),
+      mounts: mounts.sort(),
+      health: composeHealth(s.healthcheck?.test),
+    };
+  }
+  const routes: string[] = [];
+  const dynamic = Object.entries(raw.services[proxy] ? readProxyRoutes(dir) : {});
+  for (const [, r] of dynamic) routes.push(r);
+  return { services, routes: routes.sort() };
+}
+
+/** Compose's Traefik routes: host → upstream, and whether basic auth guards it. */
+function readProxyRoutes(dir: string): Record<string, string> {
+  const file = fs.readdirSync(dir, { recursive: true }).map(String).find((f) => f.endsWith('dynamic.yml'))!;
+  const doc = yaml.load(fs.readFileSync(path.join(dir, file), 'utf8')) as any;
+  const out: Record<string, string> = {};
+  for (const [name, r] of Object.entries(doc.http.routers as Record<string, any>)) {
+    const host = /Host\(`([^`]+)`\)/.exec(r.rule)?.[1];
+    const upstream = String(doc.http.services[r.service].loadBalancer.servers[0].url).replace(/^http:\/\//, '');
+    out[name] = `${host} -> ${upstream} ${(r.middlewares ?? []).includes('stack-auth') ? 'basic-auth' : 'own login'}`;
+  }
+  return out;
+}
+
+/** $(VAR) expanded from the variables before it, $$ as $ (the kubelet's rules). */
+function expand(value: string, earlier: Map<string, string>): string {
+  return value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name?: string) => (whole === '$$' ? '$' : earlier.has(name!) ? earlier.get(name!)! : whole));
+}
+
+async function kubernetesTable(dir: string): Promise<Table> {
+  const objects = (yaml.loadAll(await run(KUBECTL, ['kustomize', dir])) as any[]).filter(Boolean);
+  const secrets = new Map(objects.filter((o) => o.kind === 'Secret').map((o) => [o.metadata.name, Object.fromEntries(Object.entries(o.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString()]))]));
+  const services: Record<string, Row> = {};
+  for (const w of objects.filter((o) => ['Deployment', 'StatefulSet', 'Job'].includes(o.kind))) {
+    const [c] = w.spec.template.spec.containers;
+    const values = new Map<string, string>();
+    const keys = new Set<string>();
+    for (const e of c.env ?? []) {
+      if (e.valueFrom) {
+        keys.add(e.valueFrom.secretKeyRef.key);
+        values.set(e.name, secrets.get(e.valueFrom.secretKeyRef.name)![e.valueFrom.secretKeyRef.key]);
+      } else values.set(e.name, expand(e.value, values));
+    }
+    const probe = c.readinessProbe?.exec.command as string[] | undefined;
+    services[w.metadata.name] = {
+      image: c.image,
+      env: Object.fromEntries([...values].filter(([k]) => !k.startsWith('STACKWRIGHT_REF_'))),
+      keys: [...keys].sort(),
+      mounts: (c.volumeMounts ?? []).map((m: any) => m.mountPath).sort(),
+      health: probe ? probe.map((a) => expand(a, new Map())) : null,
+    };
+  }
+  const routes = objects.filter((o) => o.kind === 'HTTPRoute' && o.spec.rules[0].backendRefs).map((r) => {
+    const rule = r.spec.rules[0];
+    const auth = (rule.filters ?? []).some((f: any) => f.type === 'ExtensionRef');
+    return `${r.spec.hostnames[0]} -> ${rule.backendRefs[0].name}:${rule.backendRefs[0].port} ${auth ? 'basic-auth' : 'own login'}`;
+  });
+  return { services, routes: routes.sort() };
+}
+
+const presets = [...catalogue.presets.keys()].sort().filter((p) => !catalogue.presets.get(p)!.manifest.services.some((s) => {
+  const m = catalogue.services.get(s)!.manifest;
+  return m.dockerApi || (m.hostMounts ?? []).some((h) => h.source.endsWith('docker.sock'));
+}));
+
+describe('Compose and Kubernetes agree, per preset', () => {
+  for (const preset of presets) {
+    test(preset, async () => {
+      const request = { name: 'agree', preset, proxy: 'traefik', domain: 'example.com' };
+      const kube = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-agree-k8s-'));
+      const compose = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-agree-compose-'));
+      writeBundle(kube, generator.generate({ ...request, deploymentType: 'kubernetes' }).files);
+      writeBundle(compose, generator.generate(request).files);
+      await run(path.join(kube, 'scripts/secrets.sh'), []);
+      // one .env for both: the secrets the Kubernetes script generated
+      fs.copyFileSync(path.join(kube, '.env'), path.join(compose, '.env'));
+      const [c, k] = await Promise.all([composeTable(compose, 'traefik'), kubernetesTable(kube)]);
+      assert.deepEqual(Object.keys(k.services).sort(), Object.keys(c.services).sort(), 'the same services');
+      for (const id of Object.keys(c.services)) {
+        const [a, b] = [c.services[id], k.services[id]];
+        assert.equal(b.image, a.image, `${id}: image and tag`);
+        assert.deepEqual(b.env, a.env, `${id}: every variable and its value`);
+        assert.deepEqual(b.keys, a.keys, `${id}: the .env keys it holds`);
+        assert.deepEqual(b.mounts, a.mounts, `${id}: mounts`);
+        assert.deepEqual(b.health, a.health, `${id}: health command`);
+      }
+      assert.deepEqual(k.routes, c.routes, 'routes and their auth');
+      fs.rmSync(kube, { recursive: true, force: true });
+      fs.rmSync(compose, { recursive: true, force: true });
+    });
+  }
+});
