@@ -112,6 +112,13 @@ export interface ServiceManifest extends ContainerManifest {
   };
   /** a database scripts/backup.sh --live dumps with its own tools (catalogue/backup-kinds.ts) */
   backup?: DatabaseBackup;
+  /** its Prometheus metrics endpoint (container port, path), served without login: metrics databases scrape it */
+  metrics?: { port: number; path: string };
+  /**
+   * a metrics database scraping the stack: its files[] entry `template` is the shared scrape configuration
+   * (catalogue/metrics/, joined by the reader: catalogue/scrape-config.ts)
+   */
+  scrapeConfig?: { template: string; evaluationInterval?: string };
 }
 
 export interface FrameworkManifest extends ContainerManifest {
