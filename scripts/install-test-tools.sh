@@ -3,6 +3,7 @@
 #   Debian: docker-compose (validates compose files without a daemon), caddy, nginx-light, shellcheck,
 #           redis-server (shared rate limits), util-linux (unshare, for nginx -t in a private namespace),
 #           postgresql and mariadb-server (the generated database setup scripts run against real servers),
+#           prometheus (promtool) and victoria-metrics (the rendered scrape configurations),
 #           chromium (test/web drives the page in it through playwright-core; no browser download),
 #           Docker Compose v2 (the .env round trip reads generated .env files with Compose's own parser),
 #           the Docker engine (docker.io) with debootstrap for the real-engine tier's images,
@@ -30,6 +31,12 @@ fi
 if [ ! -x /usr/sbin/mariadbd ]; then
   $SUDO apt-get update -qq >/dev/null
   $SUDO apt-get install -y -qq --no-install-recommends mariadb-server mariadb-client >/dev/null
+fi
+# promtool (Debian's prometheus) and victoria-metrics: test/catalogue/scrape-config.test.ts checks the rendered
+# scrape configurations with `promtool check config` and `victoria-metrics -dryRun` (strict parse); no daemon is started
+if ! command -v promtool >/dev/null 2>&1 || ! command -v victoria-metrics >/dev/null 2>&1; then
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends prometheus victoria-metrics >/dev/null
 fi
 # systemd-analyze: test/deploy/systemd.test.ts rates contrib/stackwright.service with it
 if ! command -v systemd-analyze >/dev/null 2>&1; then

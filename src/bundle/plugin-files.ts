@@ -21,6 +21,8 @@ interface ServiceEntry {
   /** where a person's browser opens its first web port (through the proxy when there is one), or null */
   publicUrl: string | null;
   secrets: string[];
+  /** its Prometheus metrics endpoint (container port, path) when it declares one: the scrapers' jobs */
+  metrics: { port: number; path: string } | null;
 }
 
 /** Where each member is reached from, for a reader in a container or on the host. */
@@ -39,6 +41,7 @@ function serviceEntries(model: StackModel, viewer: Viewer): ServiceEntry[] {
       url: address.url,
       publicUrl: model.publicUrls.get(m.plugin.id) ?? null,
       secrets: clientKeys(m.plugin),
+      metrics: m.plugin.kind === 'service' ? (m.plugin as ServicePlugin).manifest.metrics ?? null : null,
     };
   });
 }
@@ -122,7 +125,9 @@ export function templateJobs(model: StackModel): TemplateJob[] {
       job(fw.manifest.config.template, frameworkConfigPath(p.id), { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } });
     } else if (p.kind === 'service') {
       const m = (p as ServicePlugin).manifest;
-      for (const f of m.files ?? []) job(f.template, serviceFilePath(p.id, f.template));
+      // the shared scrape configuration (catalogue/scrape-config.ts) also sees what differs between scrapers
+      const scraper = (template: string) => (m.scrapeConfig?.template === template ? { scraper: { evaluationInterval: m.scrapeConfig.evaluationInterval ?? null } } : {});
+      for (const f of m.files ?? []) job(f.template, serviceFilePath(p.id, f.template), scraper(f.template));
       // the setup script exists only while some consumer has a database on this server; it sees the
       // server's own extensions (a family's script is shared, so they are data: catalogue/database-families.ts)
       if (m.databaseServer && model.databases.some((d) => d.server === p.id)) {

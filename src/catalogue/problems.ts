@@ -19,6 +19,7 @@ export const LOAD_RULES = {
   'port.auth': 'a web port declares no auth model (own, none, first-visitor), or a non-web port declares auth or subpath',
   'database.server': 'a databases entry names a server that is not required or is no database server',
   'database.family': 'a database server names no family and no setup (or both), a family that is not in catalogue/database-families/, or lacks a variable its family\'s script reads; or extensions are asked of a family whose script creates none',
+  'metrics.endpoint': 'a metrics endpoint names a port the plugin does not declare, or a scrapeConfig names no files[] entry of the plugin or comes without the scraper\'s own metrics',
   'database.backup': 'a backup entry names a variable the plugin does not declare, lacks one its kind needs, or its tools are not in binaries',
   'database.password': 'a databases entry names a passwordEnv that is not a secret variable of the plugin',
   'image.binary': 'a health check or command needs a program (or sh) that binaries does not list for the image, or a health check without binaries',
@@ -58,8 +59,9 @@ export const RULE_READS: Partial<Record<LoadRule, readonly string[]>> = {
   'framework.first-run': ['firstRun', 'environment'],
   'framework.default': ['default'],
   'skill.missing': ['skills'],
-  'template.missing': ['files', 'config', 'configFiles', 'databaseServer'],
-  'template.compile': ['files', 'config', 'configFiles', 'databaseServer'],
+  'metrics.endpoint': ['metrics', 'ports', 'scrapeConfig', 'files'],
+  'template.missing': ['files', 'config', 'configFiles', 'databaseServer', 'scrapeConfig'],
+  'template.compile': ['files', 'config', 'configFiles', 'databaseServer', 'scrapeConfig'],
 };
 
 export interface Problem {

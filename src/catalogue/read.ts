@@ -7,6 +7,7 @@ import path from 'node:path';
 import * as yaml from 'js-yaml';
 import { describeSchemaError, usefulErrors, validator } from '../schemas.js';
 import { FAMILIES_DIR, joinFamily } from './database-families.js';
+import { METRICS_DIR, SCRAPE_TEMPLATE, scrapeTemplateName } from './scrape-config.js';
 import type { Problem } from './problems.js';
 import type {
   Category, DatabaseFamily, FrameworkPlugin, PluginKind, PresetPlugin, ProxyPlugin, ServicePlugin, Skill, SkillPackPlugin,
@@ -54,6 +55,11 @@ export function readCatalogue(dirs: CatalogueDirs, problems: Problem[]): RawCata
 
   const families = readFamilies(ctx, path.join(dirs.catalogue, FAMILIES_DIR));
   raw.databaseFamilies = [...families.loaded.values()];
+  // the one scrape configuration of every metrics database (catalogue/scrape-config.ts), read when one names it
+  // (a missing one is reported on each plugin naming it)
+  let scrapeTemplate: string | undefined;
+  const sharedScrape = (file: string): string | undefined =>
+    (scrapeTemplate ??= ctx.readTemplates(path.join(dirs.catalogue, METRICS_DIR), file, [{ name: SCRAPE_TEMPLATE, pointer: '/scrapeConfig' }]).get(SCRAPE_TEMPLATE));
 
   for (const spec of FOLDER_KINDS) {
     const kindDir = path.join(dirs.plugins, spec.folder);
@@ -75,8 +81,12 @@ export function readCatalogue(dirs: CatalogueDirs, problems: Problem[]): RawCata
         continue;
       }
       const { manifest, template: familySetup } = joined;
-      const templates = ctx.readTemplates(dir, file, templateNames(spec.kind, manifest, familySetup?.[0]));
+      // a metrics database gets the shared scrape configuration under the name its scrapeConfig gives
+      const scrape = spec.kind === 'service' ? scrapeTemplateName(manifest) : undefined;
+      const templates = ctx.readTemplates(dir, file, templateNames(spec.kind, manifest, familySetup?.[0], scrape));
       if (familySetup) templates.set(...familySetup);
+      const shared = scrape && sharedScrape(file);
+      if (scrape && shared !== undefined) templates.set(scrape, shared);
       const base = { id, dir, file: ctx.rel(file), templates, hash: hashOf(manifest, templates) };
       switch (spec.kind) {
         case 'service': raw.services.push({ ...base, kind: 'service', manifest } as unknown as ServicePlugin); break;
@@ -133,14 +143,17 @@ function readFamilies(ctx: ReadContext, dir: string): { loaded: Map<string, Data
   return { loaded, unloaded };
 }
 
-/** Template files a manifest names, each to be read from the plugin folder (`joined`: the family's setup, read already). */
-function templateNames(kind: PluginKind, manifest: Record<string, unknown>, joined?: string): { name: string; pointer: string }[] {
+/**
+ * Template files a manifest names, each to be read from the plugin folder (`joined`: the family's setup,
+ * `scrape`: the shared scrape configuration, read already).
+ */
+function templateNames(kind: PluginKind, manifest: Record<string, unknown>, joined?: string, scrape?: string): { name: string; pointer: string }[] {
   const m = manifest as {
     files?: { template: string }[]; config?: { template: string }; configFiles?: { template: string }[];
     databaseServer?: { setup: string };
   };
   if (kind === 'service') {
-    const files = (m.files ?? []).map((f, i) => ({ name: f.template, pointer: `/files/${i}/template` }));
+    const files = (m.files ?? []).map((f, i) => ({ name: f.template, pointer: `/files/${i}/template` })).filter((f) => f.name !== scrape);
     return m.databaseServer && m.databaseServer.setup !== joined ? [...files, { name: m.databaseServer.setup, pointer: '/databaseServer/setup' }] : files;
   }
   if (kind === 'framework' && m.config) return [{ name: m.config.template, pointer: '/config/template' }];

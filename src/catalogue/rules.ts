@@ -3,6 +3,7 @@
 import { compileTemplate, templateErrorMessage } from '../templating.js';
 import { BACKUP_KINDS } from './backup-kinds.js';
 import { checkFamilies } from './database-families.js';
+import { checkMetrics } from './scrape-config.js';
 import { didYouMean, type LoadRule, type Problem } from './problems.js';
 import type { RawCatalogue } from './read.js';
 import type { ContainerManifest, ContainerPlugin, ServicePlugin } from './types.js';
@@ -58,6 +59,7 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
   }
 
   checkFamilies(raw.services, containers, new Map(raw.databaseFamilies.map((f) => [f.id, f])), add);
+  checkMetrics(raw.services, add);
   for (const s of raw.services) {
     checkBackup(s, add);
     if (!categoryIds.has(s.manifest.category)) {

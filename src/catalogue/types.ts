@@ -114,6 +114,13 @@ export interface ServiceManifest extends ContainerManifest {
   backup?: DatabaseBackup;
   /** a local model server frameworks are wired to: its shared model variable, API key variable and first-run load step */
   modelServer?: { model: string; embedModel?: string; apiKey?: string; load: string };
+  /** its Prometheus metrics endpoint (container port, path), served without login: metrics databases scrape it */
+  metrics?: { port: number; path: string };
+  /**
+   * a metrics database scraping the stack: its files[] entry `template` is the shared scrape configuration
+   * (catalogue/metrics/, joined by the reader: catalogue/scrape-config.ts)
+   */
+  scrapeConfig?: { template: string; evaluationInterval?: string };
 }
 
 export interface FrameworkManifest extends ContainerManifest {

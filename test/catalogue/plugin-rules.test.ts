@@ -131,6 +131,37 @@ describe('plugin rules', () => {
     expectProblem(broken, ALPHA, '/databaseServer/family', 'database.family', /family "pg", whose catalogue\/database-families\/pg\/family.yaml did not load/);
   });
 
+  test('a metrics endpoint is a declared port, and a scraper renders the one shared scrape configuration as one of its files', () => {
+    const MDB = 'plugins/services/mdb/service.yaml';
+    const EXP = 'plugins/services/exp/service.yaml';
+    const scrape = 'catalogue/metrics/scrape-config.yml.eta';
+    const shared = { [scrape]: '# <%= it.self.name %> <%= it.scraper.evaluationInterval %>\n' };
+    const scraper = (id: string, extra = '') => service(id, `ports:\n  - { container: 9090, description: api }\nfiles:\n  - { template: conf.yml.eta, target: /etc/conf.yml }\nscrapeConfig: { template: conf.yml.eta${extra} }\nmetrics: { port: 9090, path: /metrics }\n`);
+    const exporter = (id: string, port: number, path = '/metrics') => service(id, `ports:\n  - { container: 9100, description: metrics }\nmetrics: { port: ${port}, path: ${path} }\n`);
+    const result = loadCatalogue(writeCatalogue({ ...shared, [MDB]: scraper('mdb', ', evaluationInterval: 15s'), [EXP]: exporter('exp', 9100) }));
+    assert.deepEqual(result.errors.map(formatProblem), []);
+    const mdb = result.catalogue!.services.get('mdb')!;
+    assert.equal(mdb.templates.get('conf.yml.eta'), shared[scrape], 'the shared template under the file name the plugin gives it');
+    // the shared template is part of the plugin's hash (fragment cache) and of the catalogue's revision (snapshot key)
+    const changed = loadCatalogue(writeCatalogue({ [scrape]: '# changed\n', [MDB]: scraper('mdb', ', evaluationInterval: 15s'), [EXP]: exporter('exp', 9100) }));
+    assert.notEqual(changed.catalogue!.services.get('mdb')!.hash, mdb.hash);
+    assert.notEqual(changed.catalogue!.revision, result.catalogue!.revision);
+    assert.equal(changed.catalogue!.services.get('exp')!.hash, result.catalogue!.services.get('exp')!.hash, 'a service that scrapes nothing keeps its hash');
+
+    const list = problems({
+      ...shared,
+      [MDB]: scraper('mdb').replace('scrapeConfig: { template: conf.yml.eta }', 'scrapeConfig: { template: other.yml.eta }').replace('metrics: { port: 9090, path: /metrics }\n', ''),
+      [EXP]: exporter('exp', 9200),
+      'plugins/services/gamma/service.yaml': exporter('gamma', 9100, 'metrics'),
+    });
+    expectProblem(list, MDB, '/scrapeConfig/template', 'metrics.endpoint', /"other.yml.eta" is not a files\[\].template of this plugin \(conf.yml.eta\)/);
+    expectProblem(list, MDB, '/scrapeConfig', 'metrics.endpoint', /a scraper declares its own metrics endpoint/);
+    expectProblem(list, EXP, '/metrics/port', 'metrics.endpoint', /port 9200 is not a container port of this plugin \(ports: 9100\)/);
+    expectProblem(list, 'plugins/services/gamma/service.yaml', '/metrics/path', 'schema', /pattern|must match/);
+    // without the shared template every scraper is told which file is missing
+    expectProblem(problems({ [MDB]: scraper('mdb') }), MDB, '/scrapeConfig', 'template.missing', /template "scrape-config.yml.eta" is not in catalogue\/metrics/);
+  });
+
   test('a database backed up with its own tools names declared variables, the ones its kind needs, and tools its image lists', () => {
     const list = problems({
       [BETA]: service('beta', 'backup: { kind: mongo, passwordEnv: NOPE }\nbinaries: [sh, mongodump]\nenvironment:\n  - { name: ROOT, default: x, description: root }\n'),
