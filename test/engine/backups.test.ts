@@ -214,6 +214,9 @@ describe('scripts/backup.sh against real PostgreSQL and Redis servers', () => {
     assert.match(again.stdout, /scripts\/backup\.sh restore .*before-restore-\d{8}T\d{6}Z undoes this restore/);
     assert.equal(fs.readFileSync(marker(), 'utf8'), '{"vectors":42}');
     compose('up', '-d', '--remove-orphans');
+    // the live backup holds the 500 notes; the tests below expect the row verify's test added
+    assert.equal(sql('select count(*) from notes').stdout.trim(), '500');
+    assert.equal(sql('insert into notes values (1000, \'after\')').status, 0);
   });
 
   test('the default backup stops the stack, archives every volume, waits until it is healthy again, and keeps the newest STACK_BACKUP_KEEP', () => {
