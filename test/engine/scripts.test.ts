@@ -366,8 +366,10 @@ describe('scripts/update.sh', () => {
     const none = fresh.run('scripts/update.sh', '--rollback');
     assert.equal(none.status, 1);
     assert.match(none.stderr, /nothing to roll back to/);
-    const { run, calls } = started({ name: 'rb', services: ['redis'] });
+    const { dir, run, calls } = started({ name: 'rb', services: ['redis'] });
     assert.equal(run('scripts/update.sh', '--no-backup').status, 0);
+    // a one-shot setup container is recorded too (docker compose ps -a); it has no <SERVICE>_IMAGE of its own
+    fs.appendFileSync(path.join(dir, '.stackwright/images-before-update'), 'redis-setup example/redis:2 sha256:0ld\n');
     const res = run('scripts/update.sh', '--rollback');
     assert.equal(res.status, 0, res.stderr);
     assert.ok(calls().includes('tag sha256:0ld example/redis:2'));
