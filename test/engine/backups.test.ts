@@ -31,7 +31,7 @@ const NAME = 'keeper';
 const scriptEnv = () => ({ PATH: `${path.join(root, 'bin')}:/usr/bin:/bin:/usr/sbin:/sbin`, HOME: root, FAKE_ROOT: root, FAKE_PG_BIN: PG_BIN });
 
 function run(args: string[]) {
-  return spawnSync('bash', [path.join(dir, 'scripts/backup.sh'), ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: scriptEnv() });
+  return spawnSync('bash', [path.join(dir, 'scripts/backup.sh'), ...args], { cwd: root, encoding: 'utf8', timeout: 300_000, env: scriptEnv() });
 }
 
 /** What the user would type in the stack folder (docker compose up / down). */
@@ -197,6 +197,28 @@ describe('scripts/backup.sh against real PostgreSQL and Redis servers', () => {
     fs.rmSync(other, { recursive: true });
   });
 
+  test('a restore that fails mid-way puts back what the volumes held and starts what ran; a re-run completes it', () => {
+    compose('up', '-d', '--remove-orphans');
+    fs.writeFileSync(marker(), '{"vectors":7}');
+    const notes = sql('select count(*) from notes').stdout.trim();
+    // the qdrant volume is emptied and unpacked, then the helper "fails"
+    const res = spawnSync('bash', [path.join(dir, 'scripts/backup.sh'), 'restore', live], { cwd: root, encoding: 'utf8', timeout: 300_000, env: { ...scriptEnv(), FAKE_FAIL_AFTER: `${live}:/backup:ro .*qdrant-storage` } });
+    assert.equal(res.status, 1, res.stdout);
+    assert.match(res.stderr, /fake fault after/);
+    assert.match(res.stderr, /putting back what the volumes held before the restore \(from .*backups\/before-restore-\d{8}T\d{6}Z\)/);
+    assert.match(res.stderr, /nothing was restored: the volumes hold what they held before and what ran runs again/);
+    assert.equal(fs.readFileSync(marker(), 'utf8'), '{"vectors":7}', 'the volume holds what it held');
+    assert.equal(sql('select count(*) from notes').stdout.trim(), notes, 'the database too, and it runs');
+    const again = run(['restore', live]);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, /scripts\/backup\.sh restore .*before-restore-\d{8}T\d{6}Z undoes this restore/);
+    assert.equal(fs.readFileSync(marker(), 'utf8'), '{"vectors":42}');
+    compose('up', '-d', '--remove-orphans');
+    // the live backup holds the 500 notes; the tests below expect the row verify's test added
+    assert.equal(sql('select count(*) from notes').stdout.trim(), '500');
+    assert.equal(sql('insert into notes values (1000, \'after\')').status, 0);
+  });
+
   test('the default backup stops the stack, archives every volume, waits until it is healthy again, and keeps the newest STACK_BACKUP_KEEP', () => {
     compose('up', '-d', '--remove-orphans');
     for (let i = 0; i < 3; i++) {
@@ -204,13 +226,13 @@ describe('scripts/backup.sh against real PostgreSQL and Redis servers', () => {
       const res = run([]);
       assert.equal(res.status, 0, res.stderr + res.stdout);
       const log = dockerLog().slice(before);
-      const start = log.indexOf('compose start');
+      const start = log.findIndex((l) => l.startsWith('compose up -d --no-recreate '));
       assert.ok(log.indexOf('compose stop') >= 0 && start > log.indexOf('compose stop'), log.join('\n'));
       assert.ok(log.slice(start).some((l) => l.includes('.State.Health')), 'it waits for the health checks after starting');
       // backups are named by the second
       spawnSync('sleep', ['1.1']);
     }
-    const kept = backupsNow().filter((b) => fs.existsSync(path.join(dir, 'backups', b, 'MANIFEST')));
+    const kept = backupsNow().filter((b) => /^\d{8}T/.test(b) && fs.existsSync(path.join(dir, 'backups', b, 'MANIFEST')));
     assert.equal(kept.length, 3, kept.join());
     assert.ok(!kept.includes(path.basename(live)), 'the oldest went');
     const newest = path.join(dir, 'backups', kept.at(-1)!);

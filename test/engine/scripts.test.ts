@@ -1,7 +1,7 @@
 // The generated scripts run for real, against a stand-in `docker` on PATH that records its calls:
 // .env creation, secret filling, re-runs that keep .env, required keys, backups.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +19,10 @@ const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir,
  * FAKE_PORT_HOLDER=<port>=<name> makes a container of another project hold a port; FAKE_SS fakes `ss`
  * output; FAKE_UNHEALTHY_UNTIL_TAG keeps containers unhealthy until a `docker tag` (a rollback) ran;
  * FAKE_PULL_FAIL=<ref> makes the pull of the redis service fail as a registry does for a tag it lacks;
- * FAKE_PRESENT=<ref> is the one image the engine already holds.
+ * FAKE_PRESENT=<ref> is the one image the engine already holds. FAKE_STOPPED=<file>: while it exists no
+ * container runs (they exist);
+ * FAKE_NO_CONTAINERS: none exists; FAKE_NO_HELPER: the helper image cannot be pulled (no registry);
+ * FAKE_VOLUME_KB: what du says each volume holds; FAKE_TAR_FAIL: the archive fails as on a full disk.
  */
 function setup(request: Parameters<Generator['generate']>[0], opts: { noDocker?: boolean } = {}) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-scripts-'));
@@ -32,7 +35,17 @@ function setup(request: Parameters<Generator['generate']>[0], opts: { noDocker?:
     fs.writeFileSync(path.join(bin, 'docker'), `#!/usr/bin/env bash
 echo "$*" >> ${JSON.stringify(log)}
 case "$*" in
-  "compose ps -q") echo c1 ;;
+  # FAKE_STOPPED (a file): nothing runs until a \`compose up\` removes it
+  "compose up"*) [ -z "\${FAKE_STOPPED:-}" ] || rm -f "\$FAKE_STOPPED" ;;
+  "compose ps -q") [ -e "\${FAKE_STOPPED:-/nonexistent}" ] || echo c1 ;;
+  "compose ps -a -q") [ -n "\${FAKE_NO_CONTAINERS:-}" ] || echo c1 ;;
+  "compose ps --services --status running") [ -e "\${FAKE_STOPPED:-/nonexistent}" ] || [ -n "\${FAKE_NO_CONTAINERS:-}" ] || printf 'openclaw\nredis\n' ;;
+  "pull "*)
+    if [ -n "\${FAKE_NO_HELPER:-}" ]; then
+      echo 'Error response from daemon: Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io: no such host' >&2
+      exit 1
+    fi ;;
+  "run --rm -v "*" du -sk /data") echo "\${FAKE_VOLUME_KB:-4}	/data" ;;
   # one service's running container: the proxy runs when FAKE_PROXY_RUNNING says so
   "compose ps -q "*) [ -n "\${FAKE_PROXY_RUNNING:-}" ] && echo c1 ;;
   "run --rm -i "*) cat >/dev/null; printf 'stackwright:$2y$10$0123456789abcdefghijkuVWXYZ0123456789abcdefghijklmnopq\n\n' ;; # htpasswd -n ends its record with an empty line
@@ -55,6 +68,7 @@ case "$*" in
   # the helper's archive of a volume: a real (empty) tar.gz where the backup folder is mounted
   "run --rm -v "*"tar czf /backup/"*)
     for a in "$@"; do case $a in *:/backup) dest=\${a%:/backup} ;; /backup/*) file=\${a#/backup/} ;; esac; done
+    if [ -n "\${FAKE_TAR_FAIL:-}" ]; then head -c 100 /dev/zero > "$dest/$file"; echo "tar: /backup/$file: Cannot write: No space left on device" >&2; exit 2; fi
     tar czf "$dest/$file" -T /dev/null ;;
   inspect*Health*)
     if [ -n "\${FAKE_UNHEALTHY_UNTIL_TAG:-}" ] && ! grep -q '^tag ' ${JSON.stringify(log)}; then echo unhealthy:0; else echo healthy:0; fi ;;
@@ -69,16 +83,16 @@ exit 0
   const PATH = opts.noDocker ? bin : `${bin}:/usr/bin:/bin`;
   const run = (script: string, ...args: string[]) => runWith({}, script, ...args);
   const runWith = (env: Record<string, string>, script: string, ...args: string[]) =>
-    spawnSync('bash', [path.join(dir, script), ...args], { cwd: root, env: { PATH, HOME: root, ...env }, encoding: 'utf8', timeout: 20_000 });
+    spawnSync('bash', [path.join(dir, script), ...args], { cwd: root, env: { PATH, HOME: root, ...env }, encoding: 'utf8', timeout: 60_000 });
   const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : []);
   return { dir, run, runWith, calls };
 }
 
-/** Links every program of /usr/bin and /bin but docker into bin, for a PATH on which docker is missing. */
-function hideDocker(bin: string): void {
+/** Links every program of /usr/bin and /bin but docker (and alsoHide) into bin, for a PATH on which docker is missing. */
+function hideDocker(bin: string, alsoHide: string[] = []): void {
   for (const dir of ['/usr/bin', '/bin']) {
     for (const name of fs.readdirSync(dir)) {
-      if (name === 'docker' || fs.existsSync(path.join(bin, name))) continue;
+      if (name === 'docker' || alsoHide.includes(name) || fs.existsSync(path.join(bin, name))) continue;
       fs.symlinkSync(path.join(dir, name), path.join(bin, name));
     }
   }
@@ -183,10 +197,60 @@ describe('scripts/backup.sh', () => {
     for (const volume of ['redis-data', 'qdrant-storage']) {
       assert.ok(log.some((l) => l.startsWith(`run --rm -v saver_${volume}:/data:ro`) && l.includes(`tar czf /backup/${volume}.tar.gz`)), `${volume}:\n${log.join('\n')}`);
     }
-    const start = log.indexOf('compose start');
-    assert.ok(start > log.findIndex((l) => l.includes('tar czf')), 'started again after the archives');
+    const start = log.indexOf('compose up -d --no-recreate openclaw redis');
+    assert.ok(start > log.findIndex((l) => l.includes('tar czf')), `what ran is started again after the archives:\n${log.join('\n')}`);
+    assert.ok(log.findIndex((l) => l.includes('du -sk /data')) < log.indexOf('compose stop'), 'the volumes are measured before anything stops');
     assert.ok(log.slice(start).some((l) => l.includes('.State.Health')), 'and waited for the health checks');
     assert.match(res.stdout, /restore: scripts\/backup\.sh restore/);
+  });
+
+  test('a helper image that is missing and cannot be pulled stops the backup before anything is stopped', () => {
+    const { dir, runWith, calls } = setup({ name: 'nohelper', services: ['redis'] });
+    const res = runWith({ FAKE_NO_HELPER: '1' }, 'scripts/backup.sh');
+    assert.equal(res.status, 1, res.stdout);
+    assert.match(res.stderr, /the helper image alpine:\S+ is not on this engine and could not be pulled \(.*no such host\); nothing was stopped or changed/);
+    assert.ok(!calls().some((l) => /^compose (stop|down|up)/.test(l)), calls().join('\n'));
+    assert.ok(!fs.existsSync(path.join(dir, 'backups')) || fs.readdirSync(path.join(dir, 'backups')).length === 0);
+  });
+
+  test('too little free space for the volumes stops the backup before anything is stopped', () => {
+    const { dir, runWith, calls } = setup({ name: 'nospace', services: ['redis'] });
+    const res = runWith({ FAKE_VOLUME_KB: '999999999999' }, 'scripts/backup.sh');
+    assert.equal(res.status, 1, res.stdout);
+    assert.match(res.stderr, /not enough free space in .*backups\/\d{8}T\d{6}Z: the volumes hold \d+ KiB, \d+ KiB are free; nothing was stopped or changed/);
+    assert.ok(!calls().includes('compose stop'));
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'backups')), [], 'no folder is left behind');
+  });
+
+  test('an archive that fails once the stack is stopped: the partial backup goes, what ran starts again, the exit is non-zero', () => {
+    const { dir, runWith, calls } = setup({ name: 'diskfull', services: ['redis', 'qdrant'] });
+    const res = runWith({ FAKE_TAR_FAIL: '1' }, 'scripts/backup.sh');
+    assert.notEqual(res.status, 0);
+    assert.match(res.stderr, /No space left on device/);
+    assert.match(res.stderr, /the backup failed; its partial folder .*backups\/\d{8}T\d{6}Z was removed/);
+    assert.match(res.stderr, /no backup was written; what ran runs again/);
+    const log = calls();
+    assert.ok(log.lastIndexOf('compose up -d --no-recreate openclaw redis') > log.indexOf('compose stop'), log.join('\n'));
+    assert.ok(log.slice(log.indexOf('compose stop')).some((l) => l.includes('.State.Health')), 'and waits until it is healthy');
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'backups')), [], 'no partial backup is left');
+  });
+
+  test('--live fails the same way and stops nothing', () => {
+    const { dir, runWith, calls } = setup({ name: 'livefull', services: ['qdrant'] });
+    const res = runWith({ FAKE_TAR_FAIL: '1' }, 'scripts/backup.sh', '--live');
+    assert.notEqual(res.status, 0);
+    assert.match(res.stderr, /partial folder .* was removed/);
+    assert.ok(!calls().some((l) => /^compose (stop|down|up)/.test(l)), calls().join('\n'));
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'backups')), []);
+  });
+
+  test('a stopped stack is backed up without starting it', () => {
+    const { dir, runWith, calls } = setup({ name: 'resting', services: ['redis'] });
+    const flag = path.join(dir, 'stopped');
+    fs.writeFileSync(flag, '');
+    const res = runWith({ FAKE_STOPPED: flag }, 'scripts/backup.sh');
+    assert.equal(res.status, 0, res.stderr);
+    assert.ok(!calls().some((l) => /^compose (stop|up|start)/.test(l)), calls().join('\n'));
   });
 
   test('restore needs an existing backup folder', () => {
@@ -194,6 +258,51 @@ describe('scripts/backup.sh', () => {
     const res = run('scripts/backup.sh', 'restore', 'backups/nope');
     assert.notEqual(res.status, 0);
     assert.match(res.stderr, /usage: scripts\/backup\.sh restore/);
+  });
+});
+
+describe('one lock for the stack scripts', () => {
+  /** A script of the stack holding the lock (as a long backup would), with PATH as the scripts get it. */
+  async function holder(dir: string, PATH: string) {
+    const child = spawn('bash', ['-c', '. scripts/lib.sh; stack_lock backup.sh; sleep 60; true'], { cwd: dir, env: { PATH, HOME: dir }, stdio: 'ignore' });
+    const file = path.join(dir, '.stackwright', 'lock.holder');
+    for (let i = 0; i < 100 && !(fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(String(child.pid))); i++) await new Promise((r) => setTimeout(r, 100));
+    return child;
+  }
+
+  for (const withFlock of [true, false]) {
+    test(`a second script waits, then names the holder and its pid; a killed holder frees the lock (${withFlock ? 'flock' : 'pid-file fallback'})`, async () => {
+      const ctx = started({ name: withFlock ? 'locked' : 'locked-noflock', services: ['redis'] });
+      let PATH = `${path.dirname(ctx.dir)}/bin:/usr/bin:/bin`;
+      if (!withFlock) {
+        const bin = path.join(path.dirname(ctx.dir), 'bin-noflock');
+        fs.mkdirSync(bin);
+        fs.copyFileSync(path.join(path.dirname(ctx.dir), 'bin', 'docker'), path.join(bin, 'docker'));
+        fs.chmodSync(path.join(bin, 'docker'), 0o755);
+        hideDocker(bin, ['flock']);
+        PATH = bin;
+      }
+      const child = await holder(ctx.dir, PATH);
+      const before = ctx.calls().length;
+      try {
+        const waited = spawnSync('bash', [path.join(ctx.dir, 'scripts/update.sh'), '--no-backup'], { cwd: ctx.dir, env: { PATH, HOME: ctx.dir, STACK_LOCK_WAIT: '1' }, encoding: 'utf8', timeout: 60_000 });
+        assert.equal(waited.status, 1, waited.stdout);
+        assert.match(waited.stderr, new RegExp(`another stack script is running: scripts/backup\\.sh \\(pid ${child.pid}\\) holds the lock; waited 1s \\(STACK_LOCK_WAIT\\)`));
+        assert.ok(!ctx.calls().slice(before).some((l) => /^compose (up|stop|down|pull)/.test(l)), 'it touched nothing');
+      } finally {
+        child.kill('SIGKILL');
+      }
+      await new Promise((r) => child.on('exit', r));
+      const after = spawnSync('bash', [path.join(ctx.dir, 'scripts/stop.sh')], { cwd: ctx.dir, env: { PATH, HOME: ctx.dir, STACK_LOCK_WAIT: '5' }, encoding: 'utf8', timeout: 60_000 });
+      assert.equal(after.status, 0, after.stderr);
+    });
+  }
+
+  test('a script run by the holder shares its lock: update.sh runs backup.sh', () => {
+    const { run } = started({ name: 'reentry', services: ['redis'] });
+    const res = run('scripts/update.sh');
+    assert.equal(res.status, 0, res.stderr);
+    assert.doesNotMatch(res.stderr, /another stack script/);
   });
 });
 
@@ -223,9 +332,10 @@ describe('scripts/update.sh', () => {
     const log = calls().slice(before);
     const at = (prefix: string) => log.findIndex((l) => l.startsWith(prefix));
     assert.ok(at('compose pull') >= 0 && at('compose stop') > at('compose pull'), `the pull first:\n${log.join('\n')}`);
-    assert.ok(at('run --rm -v upd_redis-data:/data:ro') > at('compose stop'), `then the backup:\n${log.join('\n')}`);
+    assert.ok(log.findIndex((l) => l.includes('tar czf /backup/redis-data')) > at('compose stop'), `then the backup:\n${log.join('\n')}`);
     const recorded = log.map((l) => l.startsWith('inspect --format {{index .Config.Labels')).lastIndexOf(true);
-    assert.ok(recorded > at('compose start'), 'then the running images are recorded');
+    assert.ok(recorded > at('compose up -d --no-recreate'), 'then the images of the containers are recorded');
+    assert.ok(log.indexOf('compose ps -a -q') > at('compose up -d --no-recreate'), 'from every container, running or not');
     assert.ok(log.lastIndexOf('compose up -d --remove-orphans') > recorded, 'then the recreate');
     const lastHealth = log.map((l) => l.includes('.State.Health')).lastIndexOf(true);
     assert.ok(lastHealth > log.lastIndexOf('compose up -d --remove-orphans'), 'then the health wait');
@@ -256,12 +366,41 @@ describe('scripts/update.sh', () => {
     const none = fresh.run('scripts/update.sh', '--rollback');
     assert.equal(none.status, 1);
     assert.match(none.stderr, /nothing to roll back to/);
-    const { run, calls } = started({ name: 'rb', services: ['redis'] });
+    const { dir, run, calls } = started({ name: 'rb', services: ['redis'] });
     assert.equal(run('scripts/update.sh', '--no-backup').status, 0);
+    // a one-shot setup container is recorded too (docker compose ps -a); it has no <SERVICE>_IMAGE of its own
+    fs.appendFileSync(path.join(dir, '.stackwright/images-before-update'), 'redis-setup example/redis:2 sha256:0ld\n');
     const res = run('scripts/update.sh', '--rollback');
     assert.equal(res.status, 0, res.stderr);
     assert.ok(calls().includes('tag sha256:0ld example/redis:2'));
     assert.match(res.stdout, /redis: REDIS_IMAGE in \.env back to example\/redis:2/);
+  });
+
+  test('a stopped stack: the images of its stopped containers are recorded, and a failed update leaves it stopped', () => {
+    const { dir, runWith, calls } = started({ name: 'stopped', services: ['redis'] });
+    fs.appendFileSync(path.join(dir, '.env'), 'REDIS_IMAGE=example/redis:3\n');
+    const flag = path.join(dir, 'stopped');
+    fs.writeFileSync(flag, '');
+    const before = calls().length;
+    const res = runWith({ FAKE_STOPPED: flag, FAKE_UNHEALTHY_UNTIL_TAG: '1', STACK_START_TIMEOUT: '0' }, 'scripts/update.sh', '--no-backup');
+    assert.equal(res.status, 1, res.stdout);
+    assert.match(fs.readFileSync(path.join(dir, '.stackwright/images-before-update'), 'utf8'), /^redis example\/redis:2 sha256:0ld$/m);
+    assert.match(res.stderr, /update rolled back to the previous images/);
+    const log = calls().slice(before);
+    const tag = log.indexOf('tag sha256:0ld example/redis:2');
+    assert.ok(tag >= 0, log.join('\n'));
+    assert.ok(log.slice(tag).includes('compose stop openclaw') && log.slice(tag).includes('compose stop redis'), `what did not run before does not run after:\n${log.join('\n')}`);
+  });
+
+  test('with no container at all nothing is recorded, and the update does not say it was', () => {
+    const { runWith } = started({ name: 'nocontainers', services: ['redis'] });
+    const res = runWith({ FAKE_NO_CONTAINERS: '1' }, 'scripts/update.sh', '--no-backup');
+    assert.equal(res.status, 0, res.stderr);
+    assert.doesNotMatch(res.stdout, /previous images are recorded/);
+    assert.match(res.stdout, /nothing was recorded to roll back to/);
+    const rollback = runWith({ FAKE_NO_CONTAINERS: '1' }, 'scripts/update.sh', '--rollback');
+    assert.equal(rollback.status, 1);
+    assert.match(rollback.stderr, /nothing to roll back to/);
   });
 
   test('an image already on the engine is not pulled again (pinned tags; works offline)', () => {

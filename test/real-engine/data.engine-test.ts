@@ -18,13 +18,7 @@ describe('backup, restore, update and rollback of a stack with PostgreSQL, Maria
   let stack: Stack;
   let registry: LocalRegistry;
 
-  const sql = async (statement: string): Promise<string> => {
-    const user = stack.env('POSTGRESQL_POSTGRES_USER') ?? 'stack';
-    const db = stack.env('POSTGRESQL_POSTGRES_DB') ?? 'stack';
-    const result = await stack.compose(['exec', '-T', 'postgresql', 'psql', '-X', '-v', 'ON_ERROR_STOP=1', '-U', user, '-d', db, '-tAc', statement]);
-    assert.equal(result.code, 0, `psql: ${result.stderr}`);
-    return result.stdout.trim();
-  };
+  const sql = (statement: string): Promise<string> => stack.sql(statement);
   /** A statement through the server's own client in its container, with the password from its environment. */
   const inContainer = async (service: string, shell: string, ...args: string[]): Promise<string> => {
     const result = await stack.compose(['exec', '-T', service, 'sh', '-c', shell, 'sh', ...args]);

@@ -92,6 +92,15 @@ export class Stack {
     return docker(['compose', ...args], { cwd: this.dir, input: options.input, timeoutMs: 600_000 });
   }
 
+  /** One SQL statement through psql in the stack's postgresql container, as its superuser from .env; its output, trimmed. */
+  async sql(statement: string): Promise<string> {
+    const user = this.env('POSTGRESQL_POSTGRES_USER') ?? 'stack';
+    const db = this.env('POSTGRESQL_POSTGRES_DB') ?? 'stack';
+    const result = await this.compose(['exec', '-T', 'postgresql', 'psql', '-X', '-v', 'ON_ERROR_STOP=1', '-U', user, '-d', db, '-tAc', statement]);
+    if (result.code !== 0) throw new Error(`psql: ${result.stderr}`);
+    return result.stdout.trim();
+  }
+
   /** The stack's database servers that hold consumers: the ones with a generated setup script. */
   databaseServers(): { id: string; kind: 'postgres' | 'mysql'; envPrefix: string }[] {
     const configDir = path.join(this.dir, 'config');

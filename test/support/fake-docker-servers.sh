@@ -4,6 +4,7 @@
 # PostgreSQL server whose data directory is its volume, "redis" a redis-server whose dir is its volume;
 # `compose exec` and `compose run` run the command on this machine against that project's server;
 # `docker run` of the helper image runs its command here with /data and /backup pointing at the mounts.
+# FAKE_FAIL_AFTER=<regex> fails a helper run whose arguments match, after it ran.
 # Everything it is asked is appended to $FAKE_ROOT/docker.log. The services of the stack are listed in
 # $FAKE_ROOT/services; the running ones of each project in $FAKE_ROOT/projects/<project>/running.
 set -uo pipefail
@@ -85,6 +86,10 @@ case "$*" in
   # the resolved compose file as Compose prints it: services at two spaces, their keys at four
   "compose config") printf 'name: %s\nservices:\n' "$project"; while read -r s; do printf '  %s:\n    image: example/%s:1\n' "$s" "$s"; done < "$FAKE_ROOT/services" ;;
   "compose images"*) echo '[]' ;;
+  "compose ps --services --status running") cat "$state/running" ;;
+  "compose ps -a -q") while read -r s; do echo "c-$project-$s"; done < "$FAKE_ROOT/services" ;;
+  "compose up -d --no-recreate "*)
+    for s in "${args[@]:4}"; do grep -qx "$s" "$state/running" || start_service "$s" || exit 1; done ;;
   "compose ps -q"*)
     svc=${args[3]:-}
     while read -r s; do
@@ -127,6 +132,8 @@ case "$*" in
     cmd=("${args[@]:7}")
     cmd=("${cmd[@]//\/backup/$dir}")
     cmd=("${cmd[@]//\/data/$FAKE_ROOT/volumes/$volume}")
-    "${cmd[@]}" ;;
+    "${cmd[@]}" || exit $?
+    # a fault after the command did its work (FAKE_FAIL_AFTER: a regular expression over the arguments)
+    if [ -n "${FAKE_FAIL_AFTER:-}" ] && [[ "$*" =~ $FAKE_FAIL_AFTER ]]; then echo "fake fault after: $*" >&2; exit 1; fi ;;
   *) exit 0 ;;
 esac

@@ -1,0 +1,348 @@
+// The stack scripts under faults, on the real engine (issue 33): a small stack (PostgreSQL, n8n as its
+// consumer, Caddy in front, nanobot as the framework) meets a backup helper image that is missing with no
+// registry, a full disk, SIGINT and SIGTERM at each step, the Docker daemon restarted during an update, an
+// image that never turns healthy and two scripts at once. Every test asserts the promise of the scripts: a
+// non-zero exit with a message naming the fault; afterwards every container that ran runs and is healthy; the
+// database holds every row it held; no partial backup is left that looks whole; a re-run succeeds once the
+// fault is gone.
+//
+// The steps are reached deterministically with a `docker` wrapper first on the script's PATH (written below):
+// the Nth call whose arguments match FAULT_MATCH blocks, before or after running, until the test removes the
+// gate file. The scripts themselves carry no test hook.
+//
+// STACK_TEMPLATES_DIR=<dir> generates the stack from other templates (docs/testing.md: how these tests were
+// run against the scripts of main to show each fails there).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { assertSucceeded, containerProblems } from './checks.js';
+import { command, docker, dockerOk, engineProblem, requireEngine, type CommandResult } from './engine.js';
+import { Stack } from './stack.js';
+
+const HELPER = 'alpine:3.23';
+const ROWS = 250;
+
+/** A `docker` that blocks at one call until the test lets it go (see the header). */
+function writeWrapper(dir: string, realDocker: string): void {
+  writeFileSync(path.join(dir, 'docker'), `#!/usr/bin/env bash
+real=${JSON.stringify(realDocker)}
+if [ -n "\${FAULT_MATCH:-}" ] && [[ "$*" =~ $FAULT_MATCH ]]; then
+  n=$(( $(cat "$FAULT_GATE.count" 2>/dev/null || echo 0) + 1 ))
+  echo "$n" > "$FAULT_GATE.count"
+  if [ "$n" -eq "\${FAULT_NTH:-1}" ]; then
+    rc=0
+    if [ "\${FAULT_WHEN:-before}" = after ]; then "$real" "$@"; rc=$?; fi
+    : > "$FAULT_GATE"
+    : > "$FAULT_GATE.reached"
+    while [ -e "$FAULT_GATE" ]; do sleep 0.2; done
+    [ "\${FAULT_WHEN:-before}" = after ] && exit "$rc"
+  fi
+fi
+exec "$real" "$@"
+`, { mode: 0o755 });
+}
+
+interface Running { pid: number; done: Promise<CommandResult> }
+
+describe('stack scripts under faults: the stack is left as it was found, nothing is lost', { concurrency: false }, () => {
+  let stack: Stack;
+  let bin: string;
+  let gates: string;
+  let gateCount = 0;
+  /** Scripts started by a test, so that a failed assertion never leaves one blocked behind it. */
+  let started: (Running & { gate?: string })[] = [];
+  let n8nImage: string;
+
+  const sql = (statement: string): Promise<string> => stack.sql(statement);
+  const rows = () => sql('select count(*) from faults');
+  const backups = (): string[] => (existsSync(path.join(stack.dir, 'backups')) ? readdirSync(path.join(stack.dir, 'backups')).filter((d) => !d.startsWith('.')).sort() : []);
+  const n8nRuns = async (): Promise<string> => {
+    const id = (await stack.compose(['ps', '-q', 'n8n'])).stdout.trim();
+    return (await dockerOk(['inspect', '--format', '{{.Image}}', id])).trim();
+  };
+
+  /** A stack script in a process group of its own (as from a terminal), blocked where fault says. */
+  function startScript(name: string, args: string[], fault?: { match: string; nth?: number; when?: 'before' | 'after' }, env: Record<string, string> = {}): Running & { gate?: string } {
+    const gate = fault ? path.join(gates, `gate-${++gateCount}`) : undefined;
+    const child = spawn('bash', [path.join(stack.dir, 'scripts', name), ...args], {
+      cwd: stack.dir,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        PATH: `${bin}:${process.env.PATH}`,
+        ...(fault ? { FAULT_MATCH: fault.match, FAULT_NTH: String(fault.nth ?? 1), FAULT_WHEN: fault.when ?? 'before', FAULT_GATE: gate } : {}),
+        ...env,
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+    const done = new Promise<CommandResult>((resolve) => child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr })));
+    const run = { pid: child.pid!, done, gate };
+    started.push(run);
+    return run;
+  }
+
+  /** Until the script reached its gate (or ended without reaching it: then its output says why). */
+  async function reached(run: Running & { gate?: string }): Promise<void> {
+    let ended: CommandResult | undefined;
+    void run.done.then((r) => { ended = r; });
+    for (let i = 0; i < 3000; i++) {
+      if (existsSync(`${run.gate}.reached`)) return;
+      if (ended) assert.fail(`the script ended (exit ${ended.code}) before it reached the fault:\n${ended.stderr}\n${ended.stdout}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.fail('the script did not reach the fault within 10 minutes');
+  }
+  const release = (run: { gate?: string }) => rmSync(run.gate!, { force: true });
+
+  /** The signal at the script's gate (a Ctrl-C reaches the whole process group, a kill the script), then its end:
+   * non-zero, naming the signal. */
+  async function interrupt(run: Running & { gate?: string }, signal: 'SIGINT' | 'SIGTERM'): Promise<CommandResult> {
+    await reached(run);
+    process.kill(signal === 'SIGINT' ? -run.pid : run.pid, signal);
+    release(run);
+    const result = await run.done;
+    assert.notEqual(result.code, 0, `exit 0 after ${signal}:\n${result.stdout}`);
+    assert.match(result.stderr, new RegExp(`interrupted by ${signal}`));
+    return result;
+  }
+
+  /** The promise of the scripts, after a fault: every container healthy, every row there. */
+  async function asBefore(want: string): Promise<void> {
+    assert.deepEqual(containerProblems(await stack.containers()).filter((p) => !/restarted/.test(p)), [], 'every container that ran runs and is healthy');
+    assert.equal(await rows(), want, 'the database holds every row it held');
+  }
+  /** No folder in backups/ that was not there before the fault. */
+  function noPartialBackup(before: string[]): void {
+    assert.deepEqual(backups(), before, 'no partial backup is left');
+  }
+
+  before(async () => {
+    await requireEngine();
+    stack = await Stack.generate({ name: 'e2e-faults', primaryFramework: 'nanobot', services: ['postgresql', 'n8n'], proxy: 'caddy' });
+    await stack.provideImages();
+    stack.writeEnv({ OPENAI_API_KEY: 'sk-stackwright-engine-test' });
+    const real = (await command('sh', ['-c', 'command -v docker'])).stdout.trim();
+    bin = mkdtempSync(path.join(os.tmpdir(), 'stackwright-faults-bin-'));
+    gates = mkdtempSync(path.join(os.tmpdir(), 'stackwright-faults-gates-'));
+    writeWrapper(bin, real);
+    assertSucceeded(await stack.script('start.sh'), 'start.sh');
+    await sql(`create table faults (id int primary key, body text); insert into faults select g, 'row ' || g from generate_series(1, ${ROWS}) g`);
+    n8nImage = stack.env('N8N_IMAGE') ?? 'n8nio/n8n:1.123.81';
+  });
+  after(async () => {
+    await command('umount', [path.join(stack.dir, 'backups')]);
+    await stack?.remove();
+    rmSync(bin, { recursive: true, force: true });
+    rmSync(gates, { recursive: true, force: true });
+  });
+
+  // each test starts from a healthy stack, whatever the one before left (it matters when a test fails: run
+  // against older scripts, a fault leaves the stack stopped)
+  beforeEach(async () => {
+    if (containerProblems(await stack.containers()).filter((p) => !/restarted/.test(p)).length) assertSucceeded(await stack.script('start.sh'), 'start.sh before the test');
+  });
+  afterEach(async () => {
+    for (const run of started) {
+      if (run.gate) release(run);
+      const late = setTimeout(() => { try { process.kill(-run.pid, 'SIGKILL'); } catch { /* gone */ } }, 600_000);
+      await run.done;
+      clearTimeout(late);
+    }
+    started = [];
+  });
+
+  test('backup.sh: the helper image missing and no registry: refused before anything stops; a re-run succeeds once the image is back', async () => {
+    const want = await rows();
+    const before = backups();
+    await dockerOk(['tag', HELPER, 'stackwright-test/helper-away:faults']);
+    await dockerOk(['rmi', HELPER]);
+    let result: CommandResult;
+    try {
+      result = await stack.script('backup.sh');
+    } finally {
+      await dockerOk(['tag', 'stackwright-test/helper-away:faults', HELPER]);
+      await dockerOk(['rmi', 'stackwright-test/helper-away:faults']);
+    }
+    assert.notEqual(result.code, 0, 'a backup without its helper is not reported as done');
+    assert.match(result.stderr, /helper image alpine:3\.23 is not on this engine and could not be pulled/);
+    await asBefore(want);
+    noPartialBackup(before);
+    assertSucceeded(await stack.script('backup.sh'), 'backup.sh once the helper image is back');
+    await asBefore(want);
+  });
+
+  test('backup.sh: too little free space in backups/ (a 64 KiB tmpfs): refused before anything stops', async () => {
+    const want = await rows();
+    const folder = path.join(stack.dir, 'backups');
+    mkdirSync(folder, { recursive: true });
+    const saved = mkdtempSync(path.join(os.tmpdir(), 'stackwright-faults-saved-'));
+    await command('sh', ['-c', 'cp -a "$1"/. "$2"/', 'sh', folder, saved]);
+    assertSucceeded(await command('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', folder]), 'mount a 64 KiB tmpfs');
+    try {
+      const result = await stack.script('backup.sh');
+      assert.notEqual(result.code, 0);
+      assert.match(result.stderr, /not enough free space|No space left on device/);
+      await asBefore(want);
+      noPartialBackup([]);
+    } finally {
+      await command('umount', [folder]);
+      await command('sh', ['-c', 'cp -a "$1"/. "$2"/ && rm -rf "$1"', 'sh', saved, folder]);
+    }
+  });
+
+  test('backup.sh: the disk fills up during the archive: the partial backup goes, the stack runs again; a re-run succeeds', async () => {
+    const want = await rows();
+    const folder = path.join(stack.dir, 'backups');
+    const saved = mkdtempSync(path.join(os.tmpdir(), 'stackwright-faults-saved-'));
+    await command('sh', ['-c', 'cp -a "$1"/. "$2"/', 'sh', folder, saved]);
+    // room for the precheck (the volumes' size), then filled once the stack is stopped
+    assertSucceeded(await command('mount', ['-t', 'tmpfs', '-o', 'size=1g', 'tmpfs', folder]), 'mount a tmpfs');
+    try {
+      const run = startScript('backup.sh', [], { match: 'tar czf' });
+      await reached(run);
+      await command('sh', ['-c', 'dd if=/dev/zero of="$1/filler" bs=1M 2>/dev/null; true', 'sh', folder]);
+      release(run);
+      const result = await run.done;
+      assert.notEqual(result.code, 0, 'a backup into a full disk is not reported as done');
+      assert.match(result.stderr, /No space left on device/);
+      rmSync(path.join(folder, 'filler'), { force: true });
+      await asBefore(want);
+      noPartialBackup([]);
+      assertSucceeded(await stack.script('backup.sh'), 'backup.sh once there is room');
+    } finally {
+      await command('umount', [folder]);
+      await command('sh', ['-c', 'cp -a "$1"/. "$2"/ && rm -rf "$1"', 'sh', saved, folder]);
+    }
+    await asBefore(want);
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const [step, nth] of [['after the stop', 1], ['mid-archive', 2]] as const) {
+      test(`backup.sh: ${signal} ${step}: what ran starts again, the partial backup goes; a re-run succeeds`, async () => {
+        const want = await rows();
+        const before = backups();
+        const run = startScript('backup.sh', [], { match: 'tar czf', nth });
+        await interrupt(run, signal);
+        await asBefore(want);
+        noPartialBackup(before);
+        assertSucceeded(await stack.script('backup.sh'), 'backup.sh again');
+        await asBefore(want);
+      });
+    }
+  }
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    test(`restore: ${signal} mid-restore: the volumes hold what they held and what ran runs; a re-run completes the restore`, async () => {
+      const source = path.join('backups', backups().filter((d) => /^\d{8}T/.test(d)).at(-1)!);
+      await sql(`insert into faults values (${ROWS + 1}, 'after the backup')`);
+      const want = await rows();
+      // the second volume unpacked: the first is already replaced
+      const run = startScript('backup.sh', ['restore', source], { match: 'tar xzf', nth: 2 });
+      const result = await interrupt(run, signal);
+      assert.match(result.stderr, /nothing was restored/);
+      await asBefore(want);
+      const again = await stack.script('backup.sh', ['restore', source]);
+      assertSucceeded(again, 'the restore again');
+      assert.match(again.stdout, /scripts\/backup\.sh restore \S+before-restore-\S+ undoes this restore/);
+      assertSucceeded(await stack.script('start.sh'), 'start.sh after the restore');
+      assert.equal(await rows(), String(ROWS), 'the restore brought back what the backup held');
+    });
+  }
+
+  /** The n8n image with one label more: another image under another tag, already on the engine. */
+  async function nextN8n(tag: string, dockerfileTail = ''): Promise<string> {
+    const ref = `stackwright-test/n8n-${tag}:faults`;
+    await dockerOk(['build', '-q', '-t', ref, '-'], { input: `FROM ${n8nImage}\nLABEL org.stackwright.test=${tag}\n${dockerfileTail}` });
+    return ref;
+  }
+  async function backToPinned(): Promise<void> {
+    stack.setEnv('N8N_IMAGE', n8nImage);
+    assertSucceeded(await stack.script('update.sh', ['--no-backup']), 'update.sh back to the pinned image');
+  }
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    test(`update.sh: ${signal} mid-recreate: the previous images run again; a re-run succeeds`, async () => {
+      const want = await rows();
+      const old = await n8nRuns();
+      stack.setEnv('N8N_IMAGE', await nextN8n('next'));
+      const run = startScript('update.sh', ['--no-backup'], { match: '^compose up -d --remove-orphans$', when: 'after' });
+      const result = await interrupt(run, signal);
+      assert.match(result.stderr, /rolled back to the previous images/);
+      assert.equal(await n8nRuns(), old, 'n8n runs its image from before the update');
+      await asBefore(want);
+      stack.setEnv('N8N_IMAGE', await nextN8n('next'));
+      assertSucceeded(await stack.script('update.sh', ['--no-backup']), 'update.sh again');
+      assert.notEqual(await n8nRuns(), old);
+      await backToPinned();
+      await asBefore(want);
+    });
+  }
+
+  test('update.sh: the Docker daemon restarted during the recreate: the update waits for it and rolls back; --rollback works after', async () => {
+    const want = await rows();
+    const old = await n8nRuns();
+    stack.setEnv('N8N_IMAGE', await nextN8n('next'));
+    const run = startScript('update.sh', ['--no-backup'], { match: '^compose up -d --remove-orphans$' });
+    await reached(run);
+    const pid = (await command('pgrep', ['-x', 'dockerd'])).stdout.trim().split('\n')[0];
+    assert.ok(pid, 'dockerd runs');
+    process.kill(Number(pid), 'SIGTERM');
+    while ((await command('kill', ['-0', pid])).code === 0) await new Promise((r) => setTimeout(r, 500));
+    release(run);
+    await new Promise((r) => setTimeout(r, 5000));
+    const problem = await engineProblem();
+    assert.equal(problem, undefined, 'dockerd started again');
+    const result = await run.done;
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, /Docker daemon does not answer/);
+    assert.match(result.stderr, /rolled back to the previous images/);
+    assert.equal(await n8nRuns(), old);
+    await asBefore(want);
+    stack.setEnv('N8N_IMAGE', await nextN8n('next'));
+    assertSucceeded(await stack.script('update.sh', ['--no-backup']), 'update.sh again');
+    assertSucceeded(await stack.script('update.sh', ['--rollback']), 'update.sh --rollback');
+    assert.equal(await n8nRuns(), old, 'the rollback returned to the image before the update');
+    await backToPinned();
+    await asBefore(want);
+  });
+
+  test('update.sh: an image that never turns healthy: rolled back by itself, the stack as before', async () => {
+    const want = await rows();
+    const old = await n8nRuns();
+    // the stand-in without its ports: the health check never passes
+    stack.setEnv('N8N_IMAGE', await nextN8n('broken', `RUN node -e "const fs=require('fs');const f='/standin/config.json';const c=JSON.parse(fs.readFileSync(f));c.ports=[];fs.writeFileSync(f,JSON.stringify(c))"\n`));
+    const result = await stack.script('update.sh', ['--no-backup'], { STACK_START_TIMEOUT: '45' });
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, /did not all become healthy|not healthy yet/);
+    assert.match(result.stderr, /rolled back to the previous images/);
+    assert.equal(await n8nRuns(), old);
+    await asBefore(want);
+    await backToPinned();
+  });
+
+  test('two scripts at once: the second waits, names the first and its pid, and changes nothing; it runs once the first is done', async () => {
+    const want = await rows();
+    const before = backups();
+    const first = startScript('backup.sh', [], { match: 'tar czf' });
+    await reached(first);
+    const second = await stack.script('update.sh', ['--no-backup'], { STACK_LOCK_WAIT: '3' });
+    assert.notEqual(second.code, 0, 'the second script does not run beside the first');
+    assert.match(second.stderr, new RegExp(`scripts/backup\\.sh \\(pid ${first.pid}\\) holds the lock`));
+    release(first);
+    assertSucceeded(await first.done, 'the first script');
+    assert.equal(backups().length, before.length + 1);
+    assertSucceeded(await stack.script('update.sh', ['--no-backup']), 'the second once the first is done');
+    await asBefore(want);
+  });
+
+  test('the Docker engine answers after the faults', async () => {
+    assert.equal((await docker(['info', '--format', '{{.ServerVersion}}'])).code, 0);
+  });
+});
