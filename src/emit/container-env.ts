@@ -6,6 +6,7 @@ import type { ContainerPlugin, ServicePlugin } from '../catalogue/types.js';
 import { serviceUrlVariables } from '../model/addresses.js';
 import { databaseUrl, substituteRefs, type ValueView } from '../model/values.js';
 import { envApplies, envKey, frameworkCredentials, type StackMember, type StackModel } from '../model/model.js';
+import { modelServerEnv } from '../model/model-servers.js';
 import { mark, toParts, type ValuePart } from './bare-metal/native-env.js';
 
 export type { ValuePart } from './bare-metal/native-env.js';
@@ -46,6 +47,7 @@ export function containerEnvironment(model: StackModel, member: StackMember): Co
     const server = (model.plugins.get(db.server) as ServicePlugin).manifest.databaseServer!;
     add(db.urlVariable!, toParts(databaseUrl(model, db, { host: db.server, port: String(server.port), password: mark(db.passwordVariable), escape: (t) => t })));
   }
+  for (const v of modelServerEnv(model, member)) add(v.name, [v.fallback === undefined ? { variable: v.variable } : { variable: v.variable, fallback: v.fallback }]);
   for (const { key } of frameworkCredentials(model)) add(key, [{ variable: key }]);
   return env;
 }

@@ -8,6 +8,9 @@ import { envPrefix } from './env-names.js';
 import type { StackMember, StackModel } from './model.js';
 import { envKey } from './model.js';
 
+/** A framework's variable naming a model server's setting: the .env key it reads (and its default, if any). */
+export interface ModelServerVariable { name: string; variable: string; fallback?: string }
+
 /** .env variable choosing the server when a stack holds several (empty: the framework's own order). */
 export const LOCAL_MODEL_SERVER_VARIABLE = 'LOCAL_MODEL_SERVER';
 
@@ -33,20 +36,20 @@ export function wiredServers(members: readonly StackMember[], framework: StackMe
  * framework gets): <PREFIX>_MODEL from .env and the server's key as <PREFIX>_API_KEY (this framework only),
  * and the choice among several.
  */
-export function modelServerEnv(model: StackModel, framework: StackMember): [string, string][] {
+export function modelServerEnv(model: StackModel, framework: StackMember): ModelServerVariable[] {
   if (framework.plugin.kind !== 'framework') return [];
   const servers = wiredServers(model.members, framework);
-  const out: [string, string][] = [];
+  const out: ModelServerVariable[] = [];
   for (const s of servers) {
     const spec = (s.plugin as ServicePlugin).manifest.modelServer;
     if (!spec) continue;
     const prefix = envPrefix(s.plugin.id);
-    out.push([`${prefix}_MODEL`, `\${${spec.model}}`]);
-    if (spec.embedModel) out.push([`${prefix}_EMBED_MODEL`, `\${${spec.embedModel}}`]);
+    out.push({ name: `${prefix}_MODEL`, variable: spec.model });
+    if (spec.embedModel) out.push({ name: `${prefix}_EMBED_MODEL`, variable: spec.embedModel });
     const key = spec.apiKey ? (s.plugin.manifest.environment ?? []).find((e) => e.name === spec.apiKey) : undefined;
-    if (key) out.push([`${prefix}_API_KEY`, `\${${envKey(s.plugin.id, key)}}`]);
+    if (key) out.push({ name: `${prefix}_API_KEY`, variable: envKey(s.plugin.id, key) });
   }
-  if (servers.length > 1) out.push([LOCAL_MODEL_SERVER_VARIABLE, `\${${LOCAL_MODEL_SERVER_VARIABLE}:-}`]);
+  if (servers.length > 1) out.push({ name: LOCAL_MODEL_SERVER_VARIABLE, variable: LOCAL_MODEL_SERVER_VARIABLE, fallback: '' });
   return out;
 }
 

@@ -9,7 +9,7 @@ import { imageVariable } from '../../model/env-names.js';
 import type { FragmentCache } from '../../cache/fragment-cache.js';
 import { bindDomain, urlsWithDomainPlaceholder } from '../../cache/late-binding.js';
 import { serviceUrlVariables } from '../../model/addresses.js';
-import { modelServerEnv } from '../../model/model-servers.js';
+import { modelServerEnv, type ModelServerVariable } from '../../model/model-servers.js';
 import { containerPolicy, LOGGING } from './container-policy.js';
 import { DOCKER_HOST, SOCKET_PROXY_NETWORK, SOCKET_PROXY_SERVICE } from '../../model/socket-proxy.js';
 import { socketProxyDefinition } from './socket-proxy.js';
@@ -140,7 +140,7 @@ interface FragmentInput {
   /** framework containers: <PREFIX>_URL → each service's address on the stack network */
   serviceUrls: [string, string][];
   /** frameworks: <PREFIX>_MODEL and <PREFIX>_API_KEY of the model servers they are wired to (model-servers.ts) */
-  modelEnv: [string, string][];
+  modelEnv: ModelServerVariable[];
   /** frameworks: <SERVER>_DATABASE_URL of their own databases */
   databaseUrls: [string, string][];
   /** ifPresent targets of this plugin that are in the stack */
@@ -270,7 +270,7 @@ function environmentOf(plugin: ContainerPlugin, plugins: PluginLookup, input: Fr
   if (input.acme) env[ACME_CA_VARIABLE] = `\${${ACME_CA_VARIABLE}:-${ACME_CA_DEFAULT}}`;
   for (const [name, url] of input.serviceUrls) if (!(name in env)) env[name] = composeLiteral(url);
   for (const [name, url] of input.databaseUrls) if (!(name in env)) env[name] = url;
-  for (const [name, value] of input.modelEnv) if (!(name in env)) env[name] = value;
+  for (const { name, variable, fallback } of input.modelEnv) if (!(name in env)) env[name] = fallback === undefined ? `\${${variable}}` : `\${${variable}:-${fallback}}`;
   for (const { key, secret } of input.extraSecrets) {
     // a generated secret must be there; a token the user creates later may still be empty
     if (!(key in env)) env[key] = secret ? `\${${key}:?${key} is empty: run scripts/start.sh}` : `\${${key}}`;

@@ -1,7 +1,7 @@
 // The Kubernetes target: a Kustomize base (kustomization.yaml at the bundle's root, objects under
 // kubernetes/) built from the one stack model, beside the plugin files, .env.example and the script that
 // turns .env into the per-service Secret files the kustomization's secretGenerator reads.
-import fs from 'node:fs';
+import { fs } from '../../node-builtins.js';
 import path from 'node:path';
 import * as yaml from 'js-yaml';
 import type { ProxyPlugin, ServicePlugin } from '../../catalogue/types.js';
