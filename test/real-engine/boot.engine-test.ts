@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { assertSucceeded, containerProblems, databaseProblems, routeProblems } from './checks.js';
-import { dockerOk, requireEngine } from './engine.js';
+import { bridgeGateway, requireEngine } from './engine.js';
 import { anonymousVolumes, Stack } from './stack.js';
 
 /** The provider key a user sets before the first start (OpenClaw needs one; no call reaches a provider). */
@@ -36,7 +36,7 @@ const CASES: { label: string; request: Record<string, unknown>; databases?: true
  * routes show the proxy container reaching the host.
  */
 async function standInForNatives(stack: Stack): Promise<{ env: Record<string, string>; close: () => void }> {
-  const gateway = (await dockerOk(['network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}'])).trim();
+  const gateway = await bridgeGateway();
   const servers = stack.routes()
     .map((r) => /^host\.docker\.internal:(\d+)$/.exec(r.target)?.[1])
     .filter((port): port is string => Boolean(port))

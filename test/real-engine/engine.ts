@@ -84,3 +84,22 @@ export async function requireEngine(): Promise<void> {
   const problem = await engineProblem();
   if (problem) throw new Error(`the real-engine tier cannot run: ${problem}`);
 }
+
+/**
+ * The default bridge's gateway address (what containers reach as host-gateway). A fresh dockerd may leave
+ * the Gateway field of the network's IPAM config empty (it shows only the subnet), and while no container is
+ * attached the bridge interface has no carrier, so Node does not list its address; then the subnet's first
+ * host address is taken, which is the address dockerd gives the bridge when no gateway is configured.
+ */
+export async function bridgeGateway(): Promise<string> {
+  const inspect = JSON.parse(await dockerOk(['network', 'inspect', 'bridge', '--format', '{{json .}}'])) as { IPAM: { Config: { Gateway?: string; Subnet?: string }[] }; Options?: Record<string, string> };
+  const configured = inspect.IPAM.Config.map((c) => c.Gateway).find(Boolean);
+  if (configured) return configured;
+  const name = inspect.Options?.['com.docker.network.bridge.name'] ?? 'docker0';
+  const listed = os.networkInterfaces()[name]?.find((a) => a.family === 'IPv4')?.address;
+  if (listed) return listed;
+  const subnet = inspect.IPAM.Config.map((c) => c.Subnet).find((s) => s && /^\d+\.\d+\.\d+\.\d+\/\d+$/.test(s));
+  if (!subnet) throw new Error(`the default bridge has no gateway, no IPv4 subnet in its IPAM config and no address on ${name}`);
+  const octets = subnet.split('/')[0].split('.').map(Number);
+  return [...octets.slice(0, 3), octets[3] + 1].join('.');
+}

@@ -1,7 +1,7 @@
 // The image kit: nothing can be pulled here, so every image a stack names is built from Debian packages
 // (and npm, for OpenClaw) and tagged with the exact reference the stack uses. test/images/README.md says
 // what each image does and does not prove.
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,21 +9,23 @@ import * as yaml from 'js-yaml';
 import type { Catalogue, ContainerManifest } from '../../src/catalogue/types.js';
 import { DOCKER_HOST, SOCKET_PROXY_IMAGE, SOCKET_PROXY_TAG } from '../../src/model/socket-proxy.js';
 import { command, docker, dockerOk } from './engine.js';
+import { REAL_PROGRAMS, realProgramFor } from './programs.js';
 
 export const KIT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'images');
 export const BASE_IMAGE = 'stackwright-test/debian:trixie';
 
-/** Which kit image stands in for an upstream reference (a close stand-in), or undefined for the generic one. */
+/** Which kit image runs for an upstream reference (its real program, or a close stand-in), or undefined for the generic stand-in. */
 function kitFor(reference: string): { dir: string; version?: string } | undefined {
   const [name, tag = 'latest'] = splitReference(reference);
+  // the upstream program itself, from Debian or npm (programs.ts)
+  const real = realProgramFor(name);
+  if (real) return { dir: real.dir, version: real.perTag ? tag : real.npm ? real.version : undefined };
+  // close stand-ins: another program in the upstream one's place
   if (name === 'httpd') return { dir: 'htpasswd' };
-  if (name === 'caddy') return { dir: 'caddy' };
-  if (name === 'nginx') return { dir: 'nginx' };
-  if (name === 'postgres' || name === 'pgvector/pgvector') return { dir: 'postgres' };
-  if (name === 'redis' || name === 'valkey/valkey') return { dir: 'redis' };
-  if (name === 'mariadb' || name === 'mysql') return { dir: 'mariadb' };
+  if (name === 'mysql') return { dir: 'mariadb' };
+  // while the valkey kit is unproven (programs.ts), Debian's Redis with valkey-* links stands in
+  if (name === 'valkey/valkey') return { dir: 'redis' };
   if (name === 'alpine') return { dir: 'helper' };
-  if (name === 'ghcr.io/openclaw/openclaw') return { dir: 'openclaw', version: tag };
   return undefined;
 }
 
@@ -54,10 +56,11 @@ function buildKit(dir: string, version = 'latest'): Promise<string> {
   let done = built.get(tag);
   if (!done) {
     done = (async () => {
-      if (dir === 'openclaw' && (await imageExists(tag))) return tag;
-      const context = dir === 'openclaw' ? await openclawContext(version) : path.join(KIT_DIR, dir);
+      const npm = REAL_PROGRAMS.find((p) => p.dir === dir)?.npm;
+      // an npm kit's context is made by npm install, so Docker's cache cannot see it unchanged: built once per tag
+      if (npm && (await imageExists(tag))) return tag;
+      const context = npm ? await npmContext(dir, npm, version) : path.join(KIT_DIR, dir);
       await dockerOk(['build', '-q', '-t', tag, context], { timeoutMs: 900_000 });
-      if (context !== path.join(KIT_DIR, dir)) rmSync(context, { recursive: true, force: true });
       return tag;
     })();
     built.set(tag, done);
@@ -66,20 +69,27 @@ function buildKit(dir: string, version = 'latest'): Promise<string> {
 }
 
 /**
- * OpenClaw's build context: the kit's Dockerfile, the npm package at the pinned version installed by the
- * host's npm (the registry is reachable from here, not always from inside a build) and the Node binary
- * running this process (Node 24 in CI; OpenClaw needs 22.14 or newer).
+ * An npm kit's build context: the kit folder, the package at the given version installed by the host's npm into
+ * app/ (the registry is reachable from here, not always from inside a build) and the Node binary running this
+ * process (Node 24 in CI), so the build needs no package manager inside the image. The install is kept in a folder
+ * per kit and version under the temporary directory and reused (it takes minutes; it needs no engine, so
+ * `npmContext` can run ahead of a locked engine run).
  */
-async function openclawContext(version: string): Promise<string> {
+export async function npmContext(dir: string, npmPackage: string, version: string): Promise<string> {
   const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major < 22 || (major === 22 && minor < 14)) throw new Error(`OpenClaw needs Node 22.14 or newer; the tests run on ${process.version}`);
-  const context = mkdtempSync(path.join(os.tmpdir(), 'stackwright-openclaw-'));
-  cpSync(path.join(KIT_DIR, 'openclaw', 'Dockerfile'), path.join(context, 'Dockerfile'));
+  if (major < 22 || (major === 22 && minor < 14)) throw new Error(`the npm kits need Node 22.14 or newer; the tests run on ${process.version}`);
+  const context = path.join(os.tmpdir(), 'stackwright-npm-kits', `${dir}-${version}`);
+  const installed = path.join(context, 'app', '.installed');
+  if (!existsSync(installed)) {
+    rmSync(path.join(context, 'app'), { recursive: true, force: true });
+    mkdirSync(path.join(context, 'app'), { recursive: true });
+    writeFileSync(path.join(context, 'app', 'package.json'), JSON.stringify({ private: true }));
+    const npm = await command('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--omit=dev', `${npmPackage}@${version}`], { cwd: path.join(context, 'app'), timeoutMs: 900_000 });
+    if (npm.code !== 0) throw new Error(`npm install ${npmPackage}@${version} failed:\n${npm.stderr.slice(-2000)}`);
+    writeFileSync(installed, `${npmPackage}@${version}\n`);
+  }
+  cpSync(path.join(KIT_DIR, dir), context, { recursive: true });
   copyFileSync(process.execPath, path.join(context, 'node'));
-  mkdirSync(path.join(context, 'app'));
-  writeFileSync(path.join(context, 'app', 'package.json'), JSON.stringify({ private: true }));
-  const npm = await command('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--omit=dev', `openclaw@${version}`], { cwd: path.join(context, 'app'), timeoutMs: 600_000 });
-  if (npm.code !== 0) throw new Error(`npm install openclaw@${version} failed:\n${npm.stderr.slice(-2000)}`);
   return context;
 }
 

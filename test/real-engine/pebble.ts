@@ -7,7 +7,7 @@ import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { command, dockerOk } from './engine.js';
+import { bridgeGateway, command } from './engine.js';
 
 /** The name the proxy container reaches Pebble by (mapped to the host gateway in the test's override). */
 export const PEBBLE_HOST = 'pebble.test';
@@ -40,7 +40,7 @@ export class Pebble {
   }
 
   static async start(): Promise<Pebble> {
-    const address = (await dockerOk(['network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}'])).trim();
+    const address = await bridgeGateway();
     const dir = mkdtempSync(path.join(os.tmpdir(), 'stackwright-pebble-'));
     await openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=stackwright test TLS CA', '-keyout', 'tls-ca.key', '-out', 'tls-ca.pem'], dir);
     await openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${PEBBLE_HOST}`, '-keyout', 'key.pem', '-out', 'cert.csr'], dir);

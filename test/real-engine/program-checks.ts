@@ -1,0 +1,330 @@
+// What a real program (programs.ts) proves about the files and settings a plugin renders for it, beyond the
+// generic checks: the program's own config check passes on the rendered file, the credentials in .env log in
+// and wrong ones do not, and data written before a stop is there after the next start. Each check returns the
+// problems it found (empty when the program passed), run from inside the service's container.
+import type { CommandResult } from './engine.js';
+import type { Stack } from './stack.js';
+
+export interface ProgramCheck {
+  /** what the check proves, for the docs' table */
+  proves: string;
+  /** checks on the running stack: the rendered config parsed by the program, logins right and wrong */
+  check: (stack: Stack) => Promise<string[]>;
+  /** writes data before a stop ... */
+  write?: (stack: Stack) => Promise<string[]>;
+  /** ... that must be read back after the next start */
+  readBack?: (stack: Stack) => Promise<string[]>;
+}
+
+const MARK = 'stackwright-check';
+
+function exec(stack: Stack, service: string, args: string[]): Promise<CommandResult> {
+  return stack.compose(['exec', '-T', service, ...args]);
+}
+
+/** A bash line in the service's container (the kit's Debian base has bash; for /dev/tcp). */
+function bash(stack: Stack, service: string, line: string, ...args: string[]): Promise<CommandResult> {
+  return exec(stack, service, ['bash', '-c', line, 'bash', ...args]);
+}
+
+function out(r: CommandResult): string {
+  return `${r.stdout}${r.stderr}`.trim().slice(0, 400);
+}
+
+/** The result must have exited 0 and printed `want`, else a problem naming `what`. */
+function expect(problems: string[], what: string, r: CommandResult, want?: RegExp): void {
+  if (r.code !== 0) problems.push(`${what}: exit ${r.code}: ${out(r)}`);
+  else if (want && !want.test(r.stdout)) problems.push(`${what}: output lacks ${want}: ${out(r)}`);
+}
+
+/** The result must have failed (exit non-zero, or printed `refusal`). */
+function expectRefused(problems: string[], what: string, r: CommandResult, refusal?: RegExp): void {
+  if (r.code === 0 && !(refusal && refusal.test(`${r.stdout}${r.stderr}`))) problems.push(`${what}: was accepted: ${out(r)}`);
+}
+
+/** A service's setting as .env holds it (keys are the service id's prefix and the variable's name). */
+function setting(stack: Stack, service: string, name: string): string {
+  const key = `${service.toUpperCase().replace(/-/g, '_')}_${name}`;
+  const value = stack.env(key);
+  if (!value) throw new Error(`.env has no ${key}`);
+  return value;
+}
+
+/** GET (or POST) over HTTP inside the container with Debian's wget; basic auth sent without waiting for a challenge. */
+function wget(stack: Stack, service: string, url: string, options: { user?: string; password?: string; post?: string } = {}): Promise<CommandResult> {
+  const args = ['wget', '-q', '-O', '-', '--tries=1'];
+  if (options.user !== undefined) args.push('--auth-no-challenge', `--user=${options.user}`, `--password=${options.password ?? ''}`);
+  if (options.post !== undefined) args.push(`--post-data=${options.post}`);
+  return exec(stack, service, [...args, url]);
+}
+
+/** An HTTP request with Node inside the container (images whose only program is node); prints the status, then the body. */
+function nodeHttp(stack: Stack, service: string, url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<CommandResult> {
+  const script = `const [u, o] = [process.argv[1], JSON.parse(process.argv[2])];
+fetch(u, { method: o.method || 'GET', headers: o.headers, body: o.body }).then(async (r) => { console.log(r.status); console.log(await r.text()); }, (e) => { console.error(e.message); process.exit(1); });`;
+  return exec(stack, service, ['node', '-e', script, url, JSON.stringify(options)]);
+}
+
+/** The HTTP status nodeHttp printed first. */
+function status(r: CommandResult): number {
+  return Number(r.stdout.split('\n')[0]);
+}
+
+function expectStatus(problems: string[], what: string, r: CommandResult, want: number[]): void {
+  if (r.code !== 0 || !want.includes(status(r))) problems.push(`${what}: want HTTP ${want.join('/')}, got ${r.code === 0 ? status(r) : `exit ${r.code}`}: ${out(r)}`);
+}
+
+export const PROGRAM_CHECKS: Record<string, ProgramCheck> = {
+  mosquitto: {
+    proves: 'the broker reads the rendered mosquitto.conf and the password file the start command writes: the .env user publishes and subscribes, anonymous and wrong-password clients are refused; a retained message survives a restart',
+    async check(stack) {
+      const problems: string[] = [];
+      const user = setting(stack, 'mosquitto', 'MOSQUITTO_USERNAME');
+      const password = setting(stack, 'mosquitto', 'MOSQUITTO_PASSWORD');
+      const sub = (...auth: string[]) => exec(stack, 'mosquitto', ['mosquitto_sub', '-h', '127.0.0.1', '-p', '1883', ...auth, '-t', '$SYS/broker/uptime', '-C', '1', '-W', '5']);
+      expect(problems, 'subscribe with the .env user', await sub('-u', user, '-P', password), /seconds/);
+      expectRefused(problems, 'subscribe without credentials', await sub());
+      expectRefused(problems, 'subscribe with a wrong password', await sub('-u', user, '-P', `${password}x`));
+      return problems;
+    },
+    async write(stack) {
+      const problems: string[] = [];
+      const r = await exec(stack, 'mosquitto', ['mosquitto_pub', '-h', '127.0.0.1', '-u', setting(stack, 'mosquitto', 'MOSQUITTO_USERNAME'), '-P', setting(stack, 'mosquitto', 'MOSQUITTO_PASSWORD'), '-r', '-q', '1', '-t', MARK, '-m', MARK]);
+      expect(problems, 'publish a retained message', r);
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      const r = await exec(stack, 'mosquitto', ['mosquitto_sub', '-h', '127.0.0.1', '-u', setting(stack, 'mosquitto', 'MOSQUITTO_USERNAME'), '-P', setting(stack, 'mosquitto', 'MOSQUITTO_PASSWORD'), '-t', MARK, '-C', '1', '-W', '5']);
+      expect(problems, 'the retained message after the restart', r, new RegExp(MARK));
+      return problems;
+    },
+  },
+
+  valkey: {
+    proves: 'the server runs with the rendered command (append-only, the .env password): the password is required and a wrong one refused; a key survives a restart (AOF)',
+    async check(stack) {
+      const problems: string[] = [];
+      const password = setting(stack, 'valkey', 'VALKEY_PASSWORD');
+      expect(problems, 'PING with the .env password', await exec(stack, 'valkey', ['valkey-cli', '-a', password, '--no-auth-warning', 'ping']), /PONG/);
+      expectRefused(problems, 'PING without a password', await exec(stack, 'valkey', ['valkey-cli', 'ping']), /NOAUTH/);
+      expectRefused(problems, 'PING with a wrong password', await exec(stack, 'valkey', ['valkey-cli', '-a', `${password}x`, '--no-auth-warning', 'ping']), /WRONGPASS|invalid|AUTH failed/i);
+      expect(problems, 'appendonly is on', await exec(stack, 'valkey', ['valkey-cli', '-a', password, '--no-auth-warning', 'config', 'get', 'appendonly']), /yes/);
+      return problems;
+    },
+    async write(stack) {
+      const problems: string[] = [];
+      expect(problems, 'SET a key', await exec(stack, 'valkey', ['valkey-cli', '-a', setting(stack, 'valkey', 'VALKEY_PASSWORD'), '--no-auth-warning', 'set', MARK, MARK]), /OK/);
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      expect(problems, 'GET the key after the restart', await exec(stack, 'valkey', ['valkey-cli', '-a', setting(stack, 'valkey', 'VALKEY_PASSWORD'), '--no-auth-warning', 'get', MARK]), new RegExp(MARK));
+      return problems;
+    },
+  },
+
+  ntfy: {
+    proves: 'ntfy serve reads the rendered NTFY_* settings (cache file, auth file, base URL): a message published to a topic is polled back, the auth database answers `ntfy user list`; the message survives a restart (cache file on the volume)',
+    async check(stack) {
+      const problems: string[] = [];
+      expect(problems, '/v1/health', await wget(stack, 'ntfy', 'http://127.0.0.1:80/v1/health'), /"healthy":true/);
+      expect(problems, 'ntfy user list (NTFY_AUTH_FILE)', await exec(stack, 'ntfy', ['ntfy', 'user', 'list']), /.|^$/);
+      return problems;
+    },
+    async write(stack) {
+      const problems: string[] = [];
+      expect(problems, 'publish a message', await wget(stack, 'ntfy', `http://127.0.0.1:80/${MARK}`, { post: MARK }), /"id"/);
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      expect(problems, 'poll the message after the restart', await wget(stack, 'ntfy', `http://127.0.0.1:80/${MARK}/json?poll=1`), new RegExp(`"message":"${MARK}"`));
+      return problems;
+    },
+  },
+
+  nats: {
+    proves: 'nats-server runs with the rendered command: JetStream on the volume, the .env token required (a client with it gets PONG, one without it and one with a wrong token get an authorization error)',
+    async check(stack) {
+      const problems: string[] = [];
+      const token = setting(stack, 'nats', 'NATS_TOKEN');
+      const connect = (t?: string) => bash(stack, 'nats', `exec 3<>/dev/tcp/127.0.0.1/4222; printf 'CONNECT {"verbose":false%s}\\r\\nPING\\r\\n' "$1" >&3; timeout 3 cat <&3; true`, t === undefined ? '' : `,"auth_token":"${t}"`);
+      expect(problems, 'connect with the .env token', await connect(token), /PONG/);
+      expectRefused(problems, 'connect without a token', await connect(), /Authorization Violation/);
+      expectRefused(problems, 'connect with a wrong token', await connect(`${token}x`), /Authorization Violation/);
+      expect(problems, 'JetStream on /data', await wget(stack, 'nats', 'http://127.0.0.1:8222/jsz?config=1'), /"store_dir":\s*"\/data/);
+      return problems;
+    },
+  },
+
+  etcd: {
+    proves: 'etcd reads the rendered ETCD_* settings (data directory on the volume, client URLs): a key is written and read with etcdctl and survives a restart',
+    async check(stack) {
+      const problems: string[] = [];
+      expect(problems, 'endpoint status', await exec(stack, 'etcd', ['etcdctl', '--endpoints=http://127.0.0.1:2379', 'endpoint', 'status', '-w', 'json']), /"leader"/);
+      expect(problems, 'the data directory on the volume', await exec(stack, 'etcd', ['ls', '/var/lib/etcd/data/member']), /wal/);
+      return problems;
+    },
+    async write(stack) {
+      const problems: string[] = [];
+      expect(problems, 'put a key', await exec(stack, 'etcd', ['etcdctl', '--endpoints=http://127.0.0.1:2379', 'put', MARK, MARK]), /OK/);
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      expect(problems, 'get the key after the restart', await exec(stack, 'etcd', ['etcdctl', '--endpoints=http://127.0.0.1:2379', 'get', MARK, '--print-value-only']), new RegExp(MARK));
+      return problems;
+    },
+  },
+
+  'victoria-metrics': {
+    proves: 'VictoriaMetrics checks the rendered scrape.yml (-promscrape.config.dryRun) and scrapes its jobs; a sample survives a restart',
+    async check(stack) {
+      const problems: string[] = [];
+      expect(problems, 'scrape.yml dry run', await exec(stack, 'victoria-metrics', ['/victoria-metrics-prod', '-promscrape.config=/etc/victoria-metrics/scrape.yml', '-promscrape.config.dryRun']));
+      expect(problems, 'the scrape jobs', await wget(stack, 'victoria-metrics', 'http://127.0.0.1:8428/api/v1/targets'), /"job":"victoria-metrics"/);
+      return problems;
+    },
+    async write(stack) {
+      const problems: string[] = [];
+      expect(problems, 'import a sample', await wget(stack, 'victoria-metrics', 'http://127.0.0.1:8428/api/v1/import/prometheus', { post: `${MARK.replace(/-/g, '_')} 42` }));
+      // make it searchable before the stop
+      await wget(stack, 'victoria-metrics', 'http://127.0.0.1:8428/internal/force_flush');
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      expect(problems, 'the sample after the restart', await wget(stack, 'victoria-metrics', `http://127.0.0.1:8428/api/v1/series?match[]=${MARK.replace(/-/g, '_')}`), new RegExp(MARK.replace(/-/g, '_')));
+      return problems;
+    },
+  },
+
+  alertmanager: {
+    proves: 'amtool check-config passes on the rendered alertmanager.yml, and the running Alertmanager serves it (its receiver in /api/v2/status)',
+    async check(stack) {
+      const problems: string[] = [];
+      expect(problems, 'amtool check-config', await exec(stack, 'alertmanager', ['/bin/amtool', 'check-config', '/etc/alertmanager/stackwright.yml']), /SUCCESS/);
+      expect(problems, 'the loaded configuration', await wget(stack, 'alertmanager', 'http://127.0.0.1:9093/api/v2/status'), /receiver: default/);
+      return problems;
+    },
+  },
+
+  prometheus: {
+    proves: 'promtool check config passes on the rendered prometheus.yml, and the running Prometheus scrapes its jobs',
+    async check(stack) {
+      const problems: string[] = [];
+      expect(problems, 'promtool check config', await exec(stack, 'prometheus', ['/bin/promtool', 'check', 'config', '/etc/prometheus/prometheus.yml']), /SUCCESS/);
+      expect(problems, 'the scrape jobs', await wget(stack, 'prometheus', 'http://127.0.0.1:9090/api/v1/targets'), /"job":"prometheus"/);
+      return problems;
+    },
+  },
+
+  'node-exporter': {
+    proves: 'node_exporter runs with the rendered --path.rootfs=/host on the read-only host mount and exports the host\'s filesystems',
+    async check(stack) {
+      const problems: string[] = [];
+      expect(problems, '/metrics', await wget(stack, 'node-exporter', 'http://127.0.0.1:9100/metrics'), /node_filesystem_size_bytes/);
+      return problems;
+    },
+  },
+
+  'restic-rest-server': {
+    proves: 'rest-server takes the user the start command writes to the htpasswd file: the .env login creates a repository, no login and a wrong password get 401; the repository survives a restart',
+    async check(stack) {
+      const problems: string[] = [];
+      const user = setting(stack, 'restic-rest-server', 'REST_USER');
+      const password = setting(stack, 'restic-rest-server', 'REST_PASSWORD');
+      const create = (u?: string, p?: string) => exec(stack, 'restic-rest-server', ['sh', '-c', `printf 'POST /${MARK}/?create=true HTTP/1.0\\r\\n%s\\r\\n' "$1" | nc -q 3 127.0.0.1 8000 | head -1`, 'sh', u === undefined ? '' : `Authorization: Basic ${Buffer.from(`${u}:${p}`).toString('base64')}\r\n`]);
+      expect(problems, 'create a repository with the .env login', await create(user, password), / 200 /);
+      expect(problems, 'no login', await create(), / 401 /);
+      expect(problems, 'a wrong password', await create(user, `${password}x`), / 401 /);
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      expect(problems, 'the repository after the restart', await exec(stack, 'restic-rest-server', ['ls', `/data/${MARK}`]), /keys/);
+      return problems;
+    },
+  },
+
+  miniflux: {
+    proves: 'Miniflux reads DATABASE_URL, runs its migrations on the real PostgreSQL and creates the .env admin: the API logs it in, a wrong password gets 401; the admin is still there after a restart',
+    async check(stack) {
+      const problems: string[] = [];
+      const user = setting(stack, 'miniflux', 'ADMIN_USERNAME');
+      const password = setting(stack, 'miniflux', 'ADMIN_PASSWORD');
+      expect(problems, 'GET /v1/me as the .env admin', await wget(stack, 'miniflux', 'http://127.0.0.1:8080/v1/me', { user, password }), /"is_admin":true/);
+      expectRefused(problems, 'GET /v1/me with a wrong password', await wget(stack, 'miniflux', 'http://127.0.0.1:8080/v1/me', { user, password: `${password}x` }));
+      return problems;
+    },
+  },
+
+  rabbitmq: {
+    proves: 'RabbitMQ creates the .env administrator (RABBITMQ_DEFAULT_USER/PASS) and no guest: it authenticates and a wrong password does not; the management API logs it in; the user survives a restart',
+    async check(stack) {
+      const problems: string[] = [];
+      const user = setting(stack, 'rabbitmq', 'RABBITMQ_DEFAULT_USER');
+      const password = setting(stack, 'rabbitmq', 'RABBITMQ_DEFAULT_PASS');
+      expect(problems, 'authenticate the .env user', await exec(stack, 'rabbitmq', ['rabbitmqctl', 'authenticate_user', user, password]), /Success|Authenticating/);
+      expectRefused(problems, 'a wrong password', await exec(stack, 'rabbitmq', ['rabbitmqctl', 'authenticate_user', user, `${password}x`]));
+      const users = await exec(stack, 'rabbitmq', ['rabbitmqctl', '-q', 'list_users']);
+      expect(problems, 'list_users', users, new RegExp(user));
+      if (/\bguest\b/.test(users.stdout)) problems.push('the guest user exists');
+      return problems;
+    },
+  },
+
+  'node-red': {
+    proves: 'Node-RED loads the rendered settings.js (--settings): the editor API needs a login, the .env admin gets a token and a wrong password does not; a flow deployed before a stop is there after the next start (/data)',
+    async check(stack) {
+      const problems: string[] = [];
+      const user = setting(stack, 'node-red', 'ADMIN_USER');
+      const password = setting(stack, 'node-red', 'ADMIN_PASSWORD');
+      const token = (p: string) => nodeHttp(stack, 'node-red', 'http://127.0.0.1:1880/auth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', username: user, password: p }) });
+      expectStatus(problems, 'GET /flows without a login', await nodeHttp(stack, 'node-red', 'http://127.0.0.1:1880/flows'), [401]);
+      expectStatus(problems, 'a token for the .env admin', await token(password), [200]);
+      expectStatus(problems, 'a token for a wrong password', await token(`${password}x`), [401, 403]);
+      return problems;
+    },
+    async write(stack) {
+      const problems: string[] = [];
+      const bearer = await nodeRedToken(stack);
+      const flows = JSON.stringify([{ id: 'f1', type: 'tab', label: MARK }]);
+      expectStatus(problems, 'deploy a flow', await nodeHttp(stack, 'node-red', 'http://127.0.0.1:1880/flows', { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: flows }), [200, 204]);
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      const bearer = await nodeRedToken(stack);
+      const r = await nodeHttp(stack, 'node-red', 'http://127.0.0.1:1880/flows', { headers: { authorization: `Bearer ${bearer}` } });
+      expectStatus(problems, 'read the flows after the restart', r, [200]);
+      if (!r.stdout.includes(MARK)) problems.push(`the deployed flow is gone after the restart: ${out(r)}`);
+      return problems;
+    },
+  },
+
+  unleash: {
+    proves: 'Unleash reads DATABASE_URL, migrates its schema on the real PostgreSQL and creates the .env admin and the INIT_*_API_TOKENS: the admin logs in and a wrong password does not, the admin token is accepted and a wrong one refused, the backend token reads the client API',
+    async check(stack) {
+      const problems: string[] = [];
+      const base = 'http://127.0.0.1:4242';
+      const login = (p: string) => nodeHttp(stack, 'unleash', `${base}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: setting(stack, 'unleash', 'UNLEASH_DEFAULT_ADMIN_USERNAME'), password: p }) });
+      const password = setting(stack, 'unleash', 'UNLEASH_DEFAULT_ADMIN_PASSWORD');
+      expectStatus(problems, 'log in as the .env admin', await login(password), [200]);
+      expectStatus(problems, 'log in with a wrong password', await login(`${password}x`), [401]);
+      const admin = `*:*.${setting(stack, 'unleash', 'ADMIN_TOKEN_SECRET')}`;
+      expectStatus(problems, 'the admin API with the admin token', await nodeHttp(stack, 'unleash', `${base}/api/admin/projects`, { headers: { authorization: admin } }), [200]);
+      expectStatus(problems, 'the admin API with a wrong token', await nodeHttp(stack, 'unleash', `${base}/api/admin/projects`, { headers: { authorization: `${admin}0` } }), [401, 403]);
+      const backend = `default:development.${setting(stack, 'unleash', 'BACKEND_TOKEN_SECRET')}`;
+      expectStatus(problems, 'the client API with the backend token', await nodeHttp(stack, 'unleash', `${base}/api/client/features`, { headers: { authorization: backend } }), [200]);
+      return problems;
+    },
+  },
+};
+
+/** An editor API token for Node-RED's .env admin. */
+async function nodeRedToken(stack: Stack): Promise<string> {
+  const r = await nodeHttp(stack, 'node-red', 'http://127.0.0.1:1880/auth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', username: setting(stack, 'node-red', 'ADMIN_USER'), password: setting(stack, 'node-red', 'ADMIN_PASSWORD') }) });
+  return (JSON.parse(r.stdout.split('\n').slice(1).join('\n') || '{}') as { access_token?: string }).access_token ?? '';
+}

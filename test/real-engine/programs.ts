@@ -1,0 +1,81 @@
+// Which kit images run the upstream program itself (from Debian or npm) rather than a stand-in, at which version,
+// and what version the catalogue pins: the one table the kit (images.ts), the engine tests' version check and the
+// docs' table of every catalogue service (kit-table.ts) read.
+
+export interface RealProgram {
+  /** image names (no tag) as the catalogue pins them */
+  images: string[];
+  /** the kit folder under test/images */
+  dir: string;
+  /** the program and where the kit gets it */
+  program: string;
+  from: 'Debian trixie' | 'Debian trixie-backports' | 'npm';
+  /** the version the kit installs; 'the pin' where it installs the pinned version itself */
+  version: string;
+  /** a command run in the built image whose output carries `version` (the engine tests check it) */
+  versionCommand?: string[];
+  /** the pin's version from its tag, where it is not the tag's leading numbers */
+  pinVersion?: (tag: string) => string;
+  /** the kit builds one image per pinned tag (the version comes from the tag) */
+  perTag?: true;
+  /** the npm package the kit installs (at `version`, or at the tag with perTag) */
+  npm?: string;
+  /** what differs from the upstream image beyond the version */
+  note?: string;
+  /**
+   * false while the kit has not yet passed programs.engine-pending.ts on an engine: the tier then keeps the generic
+   * stand-in (or the close stand-in it had) for these images unless STACKWRIGHT_UNPROVEN_KITS=1, so an unproven
+   * kit never decides a CI run. Proven kits leave it out.
+   */
+  proven?: false;
+}
+
+export const REAL_PROGRAMS: RealProgram[] = [
+  { images: ['postgres', 'pgvector/pgvector'], dir: 'postgres', program: 'PostgreSQL with pgvector', from: 'Debian trixie', version: '17', versionCommand: ['postgres', '--version'], pinVersion: (tag) => /pg(\d+)/.exec(tag)?.[1] ?? tag },
+  { images: ['mariadb'], dir: 'mariadb', program: 'MariaDB', from: 'Debian trixie', version: '11.8', versionCommand: ['mariadbd', '--version'] },
+  { images: ['redis'], dir: 'redis', program: 'Redis', from: 'Debian trixie', version: '8.0', versionCommand: ['redis-server', '--version'] },
+  { images: ['nginx'], dir: 'nginx', program: 'nginx', from: 'Debian trixie', version: '1.26', versionCommand: ['nginx', '-v'], note: 'no ACME module (Debian does not package it)' },
+  { images: ['caddy'], dir: 'caddy', program: 'Caddy', from: 'Debian trixie-backports', version: '2.11.2', versionCommand: ['caddy', 'version'] },
+  { images: ['ghcr.io/openclaw/openclaw'], dir: 'openclaw', program: 'OpenClaw', from: 'npm', npm: 'openclaw', version: 'the pin', perTag: true },
+  { images: ['valkey/valkey'], dir: 'valkey', program: 'Valkey', from: 'Debian trixie', version: '8.1.1', versionCommand: ['valkey-server', '--version'], proven: false },
+  { images: ['eclipse-mosquitto'], dir: 'mosquitto', program: 'Mosquitto', from: 'Debian trixie', version: '2.0.21', versionCommand: ['mosquitto', '-h'], proven: false },
+  { images: ['miniflux/miniflux'], dir: 'miniflux', program: 'Miniflux', from: 'Debian trixie', version: '2.2.6', versionCommand: ['miniflux', '-version'], proven: false },
+  { images: ['binwiederhier/ntfy'], dir: 'ntfy', program: 'ntfy', from: 'Debian trixie', version: '2.11.0', versionCommand: ['ntfy', '--version'], proven: false },
+  { images: ['nats'], dir: 'nats', program: 'NATS server', from: 'Debian trixie', version: '2.10.27', versionCommand: ['nats-server', '--version'], proven: false },
+  { images: ['quay.io/coreos/etcd'], dir: 'etcd', program: 'etcd', from: 'Debian trixie', version: '3.5.16', versionCommand: ['etcd', '--version'], proven: false },
+  { images: ['victoriametrics/victoria-metrics'], dir: 'victoria-metrics', program: 'VictoriaMetrics', from: 'Debian trixie', version: '1.112.0', versionCommand: ['/victoria-metrics-prod', '-version'], proven: false },
+  { images: ['prom/alertmanager'], dir: 'alertmanager', program: 'Alertmanager', from: 'Debian trixie', version: '0.28.1', versionCommand: ['/bin/alertmanager', '--version'], proven: false },
+  { images: ['prom/prometheus'], dir: 'prometheus', program: 'Prometheus', from: 'Debian trixie', version: '2.53.3', versionCommand: ['/bin/prometheus', '--version'], note: 'one major behind the pin (3.x): 3.x-only settings are not exercised', proven: false },
+  { images: ['quay.io/prometheus/node-exporter'], dir: 'node-exporter', program: 'node_exporter', from: 'Debian trixie', version: '1.9.0', versionCommand: ['/bin/node_exporter', '--version'], proven: false },
+  { images: ['restic/rest-server'], dir: 'rest-server', program: 'rest-server', from: 'Debian trixie', version: '0.13.0', versionCommand: ['rest-server', '--version'], proven: false },
+  { images: ['rabbitmq'], dir: 'rabbitmq', program: 'RabbitMQ', from: 'Debian trixie', version: '4.0.5', versionCommand: ['rabbitmq-diagnostics', '--version'], proven: false },
+  { images: ['nodered/node-red'], dir: 'node-red', program: 'Node-RED', from: 'npm', npm: 'node-red', version: '5.0.4', versionCommand: ['node', '-p', "require('/usr/src/node-red/node_modules/node-red/package.json').version"], proven: false },
+  { images: ['unleashorg/unleash-server'], dir: 'unleash', program: 'Unleash', from: 'npm', npm: 'unleash-server', version: '8.2.0', versionCommand: ['node', '-p', "require('/unleash/node_modules/unleash-server/package.json').version"], note: '8.1.0 is not on npm', proven: false },
+];
+
+/** Whether the tier runs unproven kits too (STACKWRIGHT_UNPROVEN_KITS=1, as programs.engine-pending.ts does). */
+export function unprovenKitsOn(): boolean {
+  return process.env.STACKWRIGHT_UNPROVEN_KITS === '1';
+}
+
+/** The real program the kit runs for an image name, if any (an unproven one only when they are on). */
+export function realProgramFor(imageName: string, { includeUnproven = unprovenKitsOn() } = {}): RealProgram | undefined {
+  return REAL_PROGRAMS.find((p) => p.images.includes(imageName) && (p.proven !== false || includeUnproven));
+}
+
+/** The leading version numbers of a tag (v3.13.2 -> 3.13.2, 2.1.2-alpine -> 2.1.2), or the tag itself. */
+export function tagVersion(tag: string): string {
+  return /^v?(\d+(?:\.\d+)*)/.exec(tag)?.[1] ?? tag;
+}
+
+/** How far the kit's version is from the pin: same version, same major.minor, same major, or another major. */
+export function versionGap(kit: string, pin: string): string {
+  if (kit === 'the pin') return 'none (the pinned version)';
+  const a = kit.split('.');
+  const b = pin.split('.');
+  if (!/^\d+$/.test(a[0] ?? '') || !/^\d+$/.test(b[0] ?? '')) return `pin ${pin}`;
+  if (a[0] !== b[0]) return `other major (pin ${pin})`;
+  if (a.length < 2 || b.length < 2) return `same major (pin ${pin})`;
+  if (a[1] !== b[1]) return `same major (pin ${pin})`;
+  return a.length > 2 && b.length > 2 && a[2] === b[2] ? 'none' : `same major.minor (pin ${pin})`;
+}
