@@ -20,6 +20,8 @@ const CLOSE_STANDINS: Record<string, string> = {
   mysql: "close stand-in: Debian's MariaDB 11.8 (same protocol and client programs)",
   'valkey/valkey': "close stand-in: Debian's Redis 8 with valkey-server/valkey-cli links",
   'ollama/ollama': 'stub model server (test/stub-model) on the generic stand-in',
+  'ghcr.io/ggml-org/llama.cpp': 'stub model server (test/stub-model) answering as llama.cpp, on the generic stand-in',
+  'vllm/vllm-openai': 'stub model server (test/stub-model) answering as vLLM, on the generic stand-in',
 };
 
 export function kitTable(catalogue: Catalogue): string {
