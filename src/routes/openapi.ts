@@ -46,6 +46,7 @@ const NO_STORE = { 'Cache-Control': { $ref: '#/components/headers/CacheControlNo
 /** What an error response of a code carries, beside the envelope: typed details and headers. */
 const ERROR_DETAILS: Partial<Record<ApiErrorCode, unknown>> = {
   VALIDATION_ERROR: { type: 'object', properties: { errors: { type: 'array', items: { type: 'string' }, description: 'every problem, each naming the field and what to fix' } }, required: ['errors'] },
+  TARGET_UNSUPPORTED: { type: 'object', properties: { errors: { type: 'array', items: { type: 'string' }, description: 'every part the target cannot run, each naming what works' } }, required: ['errors'] },
   CONFLICT: {
     type: 'object',
     properties: { conflicts: { type: 'array', items: { type: 'object', properties: { services: { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 2 } }, required: ['services'] } } },
@@ -188,6 +189,8 @@ function errorResponses(route: Route): Record<string, unknown> {
   if (route.path.includes(':')) codes.push('NOT_FOUND');
   codes.push('METHOD_NOT_ALLOWED');
   if (route.doc?.conflict) codes.push('CONFLICT');
+  // validate and generate check the deployment target (src/emit/targets.ts)
+  if (route.bucket === 'write' || route.bucket === 'generate') codes.push('TARGET_UNSUPPORTED');
   codes.push('REQUEST_TIMEOUT', 'RATE_LIMITED', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE');
   if (route.bucket === 'generate') codes.push('PLUGIN_TEMPLATE_ERROR');
   const out: Record<string, { description: string; headers: unknown; content: { 'application/json': { schema: { $ref?: string; anyOf?: unknown[] } } } }> = {};
