@@ -82,7 +82,10 @@ describe('nginx with a public domain', () => {
     assertValidatorsInstalled();
     const run = await validateBundleDir(dir);
     assert.ok(run.ok, run.output);
-    assert.ok(run.output.includes(`nginx -t again ${ACME_STRIPPED_NOTE}: PASS`), run.output);
+    // the shared nginx check strips what only the ACME module knows itself since shared/validators took that
+    // on; with an older copy of it, our recheck (acmeStripped) does the same: either way nginx -t passed
+    assert.ok(run.output.includes(`nginx -t again ${ACME_STRIPPED_NOTE}: PASS`)
+      || /^PASS nginx\/nginx\.conf nginx-t$/m.test(run.output) && /^PASS nginx\/stack\.conf nginx-t$/m.test(run.output), run.output);
     // the stripped check still fails on a broken route: it is not vacuous
     const broken = acmeStripped(dir);
     fs.appendFileSync(path.join(broken, 'nginx', 'stack.conf'), '\nserver { listen 443 ssl; location / { proxy_pass http://; } }\n');
