@@ -23,6 +23,12 @@ import { command, docker, dockerOk, engineProblem, requireEngine, type CommandRe
 import { Stack } from './stack.js';
 
 const HELPER = 'alpine:3.23';
+// CI runs one test of each kind of fault (a missing image, no room, a signal at each script's risky step, the
+// daemon gone, two scripts at once); `npm run test:engine -- --every-fault` runs the whole matrix (both
+// signals at every step, the disk filling mid-archive, an image that never turns healthy): about 35 minutes
+// on this two-core machine, too long for every CI run (docs/testing.md lists which run where).
+const EVERY_FAULT = process.env.STACKWRIGHT_EVERY_FAULT === '1';
+const inCi = (kept: boolean) => (kept || EVERY_FAULT ? {} : { skip: 'in the full fault matrix: npm run test:engine -- --every-fault' });
 const ROWS = 250;
 
 /** A `docker` that blocks at one call until the test lets it go (see the header). */
@@ -197,7 +203,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
     }
   });
 
-  test('backup.sh: the disk fills up during the archive: the partial backup goes, the stack runs again; a re-run succeeds', async () => {
+  test('backup.sh: the disk fills up during the archive: the partial backup goes, the stack runs again; a re-run succeeds', inCi(false), async () => {
     const want = await rows();
     const folder = path.join(stack.dir, 'backups');
     const saved = mkdtempSync(path.join(os.tmpdir(), 'stackwright-faults-saved-'));
@@ -225,7 +231,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     for (const [step, nth] of [['after the stop', 1], ['mid-archive', 2]] as const) {
-      test(`backup.sh: ${signal} ${step}: what ran starts again, the partial backup goes; a re-run succeeds`, async () => {
+      test(`backup.sh: ${signal} ${step}: what ran starts again, the partial backup goes; a re-run succeeds`, inCi(signal === 'SIGTERM' && nth === 1), async () => {
         const want = await rows();
         const before = backups();
         const run = startScript('backup.sh', [], { match: 'tar czf', nth });
@@ -239,7 +245,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
   }
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    test(`restore: ${signal} mid-restore: the volumes hold what they held and what ran runs; a re-run completes the restore`, async () => {
+    test(`restore: ${signal} mid-restore: the volumes hold what they held and what ran runs; a re-run completes the restore`, inCi(signal === 'SIGINT'), async () => {
       const source = path.join('backups', backups().filter((d) => /^\d{8}T/.test(d)).at(-1)!);
       await sql(`insert into faults values (${ROWS + 1}, 'after the backup')`);
       const want = await rows();
@@ -268,7 +274,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
   }
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    test(`update.sh: ${signal} mid-recreate: the previous images run again; a re-run succeeds`, async () => {
+    test(`update.sh: ${signal} mid-recreate: the previous images run again; a re-run succeeds`, inCi(signal === 'SIGTERM'), async () => {
       const want = await rows();
       const old = await n8nRuns();
       stack.setEnv('N8N_IMAGE', await nextN8n('next'));
@@ -313,7 +319,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
     await asBefore(want);
   });
 
-  test('update.sh: an image that never turns healthy: rolled back by itself, the stack as before', async () => {
+  test('update.sh: an image that never turns healthy: rolled back by itself, the stack as before', inCi(false), async () => {
     const want = await rows();
     const old = await n8nRuns();
     // the stand-in without its ports: the health check never passes

@@ -19,6 +19,8 @@ if (process.argv.includes('--all')) {
   process.exit(await runAllPresets(process.argv.slice(2).filter((a) => a !== '--all')));
 }
 
+// --every-fault: the whole fault matrix of faults.engine-test.ts (CI runs one test of each kind of fault)
+if (process.argv.includes('--every-fault')) process.env.STACKWRIGHT_EVERY_FAULT = '1';
 const files = readdirSync(here).filter((f) => f.endsWith('.engine-test.ts')).sort().map((f) => path.join(here, f));
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);
