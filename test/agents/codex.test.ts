@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
 import { Generator } from '../../src/pipeline/generate.js';
-import { agentPackage, run, stubForFile } from '../support/agents.js';
+import { agentPackage, run, stubForFile, codexScratch } from '../support/agents.js';
 import { shippedCatalogue } from '../support/server.js';
 
 const codexJs = path.join(agentPackage('@openai/codex', 'codex'), 'bin', 'codex.js');
@@ -23,12 +23,7 @@ const { root, stub: currentStub } = stubForFile('codex');
 async function startContainer(request: Parameters<Generator['generate']>[0], env: Record<string, string>, base = fs.mkdtempSync(path.join(root, 'container-'))): Promise<{ base: string; home: string; cfg: string }> {
   const { files } = generator.generate(request);
   const service = (yaml.load(files['docker-compose.yml']) as { services: Record<string, { command: string[] }> }).services.codex;
-  const home = path.join(base, 'root');
-  const bin = path.join(base, 'bin');
-  fs.mkdirSync(bin, { recursive: true });
-  const codex = path.join(bin, 'codex-real');
-  fs.writeFileSync(codex, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(codexJs)} "$@"\n`, { mode: 0o755 });
-  fs.writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  const { home, bin, codex } = codexScratch(base, codexJs);
   // Compose turns $$ into $
   let script = service.command[2].replaceAll('$$', '$');
   const idle = 'sleep infinity &\nwait';

@@ -11,7 +11,7 @@ import { after, describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
 import { Generator } from '../../src/pipeline/generate.js';
-import { agentPackage, run, startStub, type StubServer } from '../support/agents.js';
+import { agentPackage, run, startStub, type StubServer, codexScratch } from '../support/agents.js';
 import { shippedCatalogue } from '../support/server.js';
 
 const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir, 20);
@@ -100,12 +100,7 @@ describe('Codex answers through each model server with a Responses API', () => {
         return;
       }
       const base = fs.mkdtempSync(path.join(root, `codex-${server.id}-`));
-      const home = path.join(base, 'root');
-      const bin = path.join(base, 'bin');
-      fs.mkdirSync(bin, { recursive: true });
-      const codex = path.join(bin, 'codex-real');
-      fs.writeFileSync(codex, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(codexJs)} "$@"\n`, { mode: 0o755 });
-      fs.writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+      const { home, bin, codex } = codexScratch(base, codexJs);
       const local = idleless(script).replaceAll('/root/.npm-global/bin/codex', codex).replaceAll('/usr/local/bin/codex', path.join(bin, 'codex'))
         .replaceAll('/workspace', path.join(base, 'workspace')).replaceAll('/root', home);
       const env = { PATH: `${bin}:${process.env.PATH}`, HOME: home, ...serverEnv(server, environment, stub.url, key) };

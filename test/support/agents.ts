@@ -106,3 +106,18 @@ export function stubForFile(name: string): { root: string; stub: () => StubServe
   });
   return { root, stub: () => server! };
 }
+
+/**
+ * A scratch container root for Codex's generated start command: `<base>/root` as its home, and in `<base>/bin`
+ * the real Codex CLI (`codex-real`, the npm package's entry on this Node) and an npm stand-in that reports it
+ * installed.
+ */
+export function codexScratch(base: string, codexJs: string): { home: string; bin: string; codex: string } {
+  const home = path.join(base, 'root');
+  const bin = path.join(base, 'bin');
+  fs.mkdirSync(bin, { recursive: true });
+  const codex = path.join(bin, 'codex-real');
+  fs.writeFileSync(codex, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(codexJs)} "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  return { home, bin, codex };
+}
