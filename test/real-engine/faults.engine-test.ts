@@ -21,14 +21,14 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { assertSucceeded, containerProblems } from './checks.js';
 import { command, docker, dockerOk, engineProblem, requireEngine, type CommandResult } from './engine.js';
 import { Stack } from './stack.js';
+import { ciOrAll } from './tiers.js';
 
 const HELPER = 'alpine:3.23';
 // CI runs one test of each kind of fault (a missing image, no room, a signal at each script's risky step, the
-// daemon gone, two scripts at once); `npm run test:engine -- --every-fault` runs the whole matrix (both
-// signals at every step, the disk filling mid-archive, an image that never turns healthy): about 35 minutes
-// on this two-core machine, too long for every CI run (docs/testing.md lists which run where).
-const EVERY_FAULT = process.env.STACKWRIGHT_EVERY_FAULT === '1';
-const inCi = (kept: boolean) => (kept || EVERY_FAULT ? {} : { skip: 'in the full fault matrix: npm run test:engine -- --every-fault' });
+// daemon gone, two scripts at once); `npm run test:engine -- --all` runs the whole matrix (both signals at
+// every step, the disk filling mid-archive, an image that never turns healthy): about 35 minutes on this
+// two-core machine, too long for every CI run (docs/testing.md lists which run where).
+const inCi = ciOrAll;
 const ROWS = 250;
 
 /** A `docker` that blocks at one call until the test lets it go (see the header). */

@@ -1,6 +1,6 @@
-// npm run test:engine: the real-engine tier. Without arguments it runs the engine tests (node:test) on the
-// representative stacks; with --all it boots every preset behind Caddy and prints a table. No engine is a
-// failure, never a pass by skipping.
+// npm run test:engine: the real-engine tier. Without arguments it runs the engine tests (node:test) as CI does
+// (a representative part of each file, tiers.ts); with --all every engine test, then every preset booted behind
+// Caddy with a table; with --presets [preset...] only that table. No engine is a failure, never a pass by skipping.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -14,15 +14,22 @@ if (problem) {
   process.exit(1);
 }
 
-if (process.argv.includes('--all')) {
+const args = process.argv.slice(2);
+// --presets [preset...]: only boot every preset (or the named ones) behind Caddy and print the table
+if (args.includes('--presets')) {
   const { runAllPresets } = await import('./all-presets.js');
-  process.exit(await runAllPresets(process.argv.slice(2).filter((a) => a !== '--all')));
+  process.exit(await runAllPresets(args.filter((a) => !a.startsWith('--'))));
 }
-
-// --every-fault: the whole fault matrix of faults.engine-test.ts (CI runs one test of each kind of fault)
-if (process.argv.includes('--every-fault')) process.env.STACKWRIGHT_EVERY_FAULT = '1';
+// --all: every engine test in full (CI runs a representative part: tiers.ts), then every preset booted
+const all = args.includes('--all');
+if (all) process.env.STACKWRIGHT_ENGINE_ALL = '1';
 const files = readdirSync(here).filter((f) => f.endsWith('.engine-test.ts')).sort().map((f) => path.join(here, f));
 // spawn, not spawnSync: a dockerd started above is this process's child, and only a running event loop reaps
 // it when a test stops it (a zombie still answers kill -0, so a test waiting for it to end would wait forever)
 const runner = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=1', ...files], { stdio: 'inherit' });
-runner.on('close', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+runner.on('close', async (code, signal) => {
+  const status = code ?? (signal ? 1 : 0);
+  if (!all) process.exit(status);
+  const { runAllPresets } = await import('./all-presets.js');
+  process.exit(Math.max(status, await runAllPresets([])));
+});
