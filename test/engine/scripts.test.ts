@@ -263,16 +263,16 @@ describe('scripts/backup.sh', () => {
 
 describe('one lock for the stack scripts', () => {
   /** A script of the stack holding the lock (as a long backup would), with PATH as the scripts get it. */
-  async function holder(dir: string, PATH: string) {
-    const child = spawn('bash', ['-c', '. scripts/lib.sh; stack_lock backup.sh; sleep 60; true'], { cwd: dir, env: { PATH, HOME: dir }, stdio: 'ignore' });
+  async function holder(dir: string, PATH: string, args = ['-c', '. scripts/lib.sh; stack_lock backup.sh; sleep 60; true']) {
+    const child = spawn('bash', args, { cwd: dir, env: { PATH, HOME: dir }, stdio: 'ignore' });
     const file = path.join(dir, '.stackwright', 'lock.holder');
     for (let i = 0; i < 100 && !(fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(String(child.pid))); i++) await new Promise((r) => setTimeout(r, 100));
     return child;
   }
 
-  for (const withFlock of [true, false]) {
-    test(`a second script waits, then names the holder and its pid; a killed holder frees the lock (${withFlock ? 'flock' : 'pid-file fallback'})`, async () => {
-      const ctx = started({ name: withFlock ? 'locked' : 'locked-noflock', services: ['redis'] });
+  for (const [withFlock, holderScript] of [[true, 'backup.sh'], [false, 'backup.sh'], [false, 'native']] as const) {
+    test(`a second script waits, then names the holder and its pid; a killed holder frees the lock (${withFlock ? 'flock' : 'pid-file fallback'}${holderScript === 'native' ? ', a bare-metal installer holding it' : ''})`, async () => {
+      const ctx = started({ name: `locked-${withFlock ? 'flock' : 'noflock'}-${holderScript.replace('.sh', '')}`, services: ['redis'] });
       let PATH = `${path.dirname(ctx.dir)}/bin:/usr/bin:/bin`;
       if (!withFlock) {
         const bin = path.join(path.dirname(ctx.dir), 'bin-noflock');
@@ -282,12 +282,16 @@ describe('one lock for the stack scripts', () => {
         hideDocker(bin, ['flock']);
         PATH = bin;
       }
-      const child = await holder(ctx.dir, PATH);
+      // a native installer is run as `bash native/<id>.sh`: no scripts/ in its command line
+      if (holderScript === 'native') fs.mkdirSync(path.join(ctx.dir, 'native'), { recursive: true });
+      if (holderScript === 'native') fs.writeFileSync(path.join(ctx.dir, 'native', 'hold.sh'), '. scripts/lib.sh; stack_lock native/hold.sh; sleep 60; true\n');
+      const child = await holder(ctx.dir, PATH, holderScript === 'native' ? ['native/hold.sh'] : undefined);
+      const held = holderScript === 'native' ? 'native/hold\\.sh' : 'scripts/backup\\.sh';
       const before = ctx.calls().length;
       try {
         const waited = spawnSync('bash', [path.join(ctx.dir, 'scripts/update.sh'), '--no-backup'], { cwd: ctx.dir, env: { PATH, HOME: ctx.dir, STACK_LOCK_WAIT: '1' }, encoding: 'utf8', timeout: 60_000 });
         assert.equal(waited.status, 1, waited.stdout);
-        assert.match(waited.stderr, new RegExp(`another stack script is running: scripts/backup\\.sh \\(pid ${child.pid}\\) holds the lock; waited 1s \\(STACK_LOCK_WAIT\\)`));
+        assert.match(waited.stderr, new RegExp(`another stack script is running: ${held} \\(pid ${child.pid}\\) holds the lock; waited 1s \\(STACK_LOCK_WAIT\\)`));
         assert.ok(!ctx.calls().slice(before).some((l) => /^compose (up|stop|down|pull)/.test(l)), 'it touched nothing');
       } finally {
         child.kill('SIGKILL');

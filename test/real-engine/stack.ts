@@ -54,7 +54,19 @@ export class Stack {
     const dir = path.join(parent, String(request.name));
     const result = await command(process.execPath, ['--import', 'tsx', path.join(REPO, 'src/cli/main.ts'), 'generate', '--request', requestFile, '--out', dir], { cwd: REPO });
     if (result.code !== 0) throw new Error(`stackwright generate failed:\n${result.stderr}${result.stdout}`);
-    return new Stack(dir, String(request.name));
+    const stack = new Stack(dir, String(request.name));
+    await stack.clearLeftovers();
+    return stack;
+  }
+
+  /** What an interrupted earlier run of the same project left on the engine (containers, networks, volumes
+   * holding the old run's passwords), so that this run starts from nothing, as a user's first start does. */
+  private async clearLeftovers(): Promise<void> {
+    if ((await dockerOk(['ps', '-aq', '--filter', `label=com.docker.compose.project=${this.project}`])).trim() || (await this.volumes()).length) {
+      await this.remove();
+      const volumes = await this.volumes();
+      if (volumes.length) await dockerOk(['volume', 'rm', '--force', ...volumes]);
+    }
   }
 
   images(): string[] {
