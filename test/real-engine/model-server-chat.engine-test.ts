@@ -9,13 +9,15 @@ import { after, before, describe, test } from 'node:test';
 import { assertSucceeded, containerProblems } from './checks.js';
 import { requireEngine } from './engine.js';
 import { Stack } from './stack.js';
+import { ciOrAll } from './tiers.js';
 import type { StubRequest } from '../support/agents.js';
 
 for (const server of [
-  { id: 'llama-cpp', name: 'llama.cpp server', model: 'LLAMA_CPP_MODEL', key: 'LLAMA_CPP_LLAMA_API_KEY', port: ['LLAMA_CPP_PORT_8080', '28081'] },
-  { id: 'vllm', name: 'vLLM', model: 'VLLM_MODEL', key: 'VLLM_VLLM_API_KEY', port: ['VLLM_PORT_8000', '28000'] },
+  { id: 'llama-cpp', name: 'llama.cpp server', model: 'LLAMA_CPP_MODEL', key: 'LLAMA_CPP_LLAMA_API_KEY', port: ['LLAMA_CPP_PORT_8080', '28081'], inCi: false },
+  { id: 'vllm', name: 'vLLM', model: 'VLLM_MODEL', key: 'VLLM_VLLM_API_KEY', port: ['VLLM_PORT_8000', '28000'], inCi: true },
 ] as const) {
-  describe(`OpenClaw answers its first chat on the engine from the stack's ${server.name}, with no cloud key`, { concurrency: false }, () => {
+  // CI chats with vLLM; the long run (--all) with both
+  describe(`OpenClaw answers its first chat on the engine from the stack's ${server.name}, with no cloud key`, { concurrency: false, ...ciOrAll(server.inCi) }, () => {
     let stack: Stack;
     const stubCalls = async (): Promise<StubRequest[]> => {
       const res = await fetch(`http://127.0.0.1:${server.port[1]}/_stub/requests`);
