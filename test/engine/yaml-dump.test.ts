@@ -61,6 +61,8 @@ describe('the emitters\' YAML dump', () => {
       empty: {}, none: [], undef: undefined, list: [undefined, null, [], {}, [[1, [2, []]], { a: [] }], { a: undefined }],
       seqOfMaps: [{ a: 1, b: { c: [1, 2] } }, { only: undefined, x: 'y' }], seqOfSeqs: [['a', 'b'], [['c']]],
     }, 'empty and nested collections, undefined values and items');
+    // a hole in an array is an undefined item
+    assertDumpsAlike({ bare: Object.assign(Object.create(null), { a: 1, b: { c: 'x' } }), sparse: [1, , 3] }, 'a mapping without a prototype, a sparse sequence');
     for (const root of [{}, [], [1, 'a'], 'text', 5, null, { a: undefined }]) assertDumpsAlike(root, `the root ${JSON.stringify(root)}`);
     // what js-yaml refuses, this refuses alike
     class Thing { x = 1; }
