@@ -44,3 +44,33 @@ export function swapPool(catalogue: Catalogue, base: GenerateRequest): string[] 
   const inSet = new Set(base.services ?? catalogue.presets.get(base.preset!)!.manifest.services);
   return [...catalogue.services.keys()].filter((id) => !inSet.has(id) && !resolve(catalogue, { ...base, preset: undefined, services: [...inSet].slice(1).concat(id) }).conflicts.length);
 }
+
+/**
+ * `count` new selections (issue 36), none the same: the base set minus one service, a different one each
+ * time (of those whose removal still resolves), each with a new name and domain; once every such service
+ * has been left out once, the set minus one plus one service from outside it (combinations that do not
+ * resolve are passed over). Throws when the base set cannot give `count` of them.
+ */
+export function newSelections(catalogue: Catalogue, base: GenerateRequest, count: number): GenerateRequest[] {
+  const services = base.services ?? [...catalogue.presets.get(base.preset!)!.manifest.services];
+  const skills = base.skills ?? [...catalogue.presets.get(base.preset!)!.manifest.skills];
+  const resolves = (set: string[]) => {
+    const r = resolve(catalogue, { ...base, preset: undefined, services: set, skills });
+    return !r.errors.length && !r.conflicts.length;
+  };
+  const droppable = services.filter((id) => resolves(services.filter((s) => s !== id)));
+  const pool = swapPool(catalogue, base);
+  const out: GenerateRequest[] = [];
+  for (let round = 0; round <= pool.length && out.length < count; round++) {
+    for (const left of droppable) {
+      if (out.length >= count) break;
+      const set = services.filter((s) => s !== left);
+      if (round > 0) set.push(pool[round - 1]);
+      if (round > 0 && !resolves(set)) continue;
+      const i = out.length;
+      out.push({ ...base, preset: undefined, services: set, skills, name: `ns-${i}`, domain: `ns${i}.example.org` });
+    }
+  }
+  if (out.length < count) throw new Error(`only ${out.length} of ${count} new selections can be made from this set`);
+  return out;
+}

@@ -119,6 +119,8 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<void>
     log.info({ event: 'listening', version, host: config.host, port }, `Stackwright ${version} listening on http://${config.host}:${port}/api/v1 (ready ${performance.now().toFixed(0)} ms after the process started)`);
     // a supervisor (or a test) waits for this line: written now, not with the next batch
     log.flush();
+    // warmed once the service is answering: what a new selection needs, a step at a time between requests
+    engine.warm();
     // the watch walks every plugin folder: set it up once the service is already answering
     if (config.watchCatalogue) {
       try {

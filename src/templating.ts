@@ -2,6 +2,7 @@
 // compile check and the renderer agree). No HTML escaping: the output is config files and scripts, and
 // each template escapes for its own context with the helpers in emit/escape.ts.
 import { Eta } from 'eta';
+import { LRUCache } from 'lru-cache';
 
 const OPTIONS = { autoEscape: false, autoTrim: false, useWith: false, varName: 'it', cache: false } as const;
 
@@ -12,8 +13,18 @@ const tracing = new Eta({ ...OPTIONS, debug: true });
 
 export type CompiledTemplate = ReturnType<typeof eta.compile>;
 
+/**
+ * Compiled templates by their source, for the whole process: a compiled template is a function of its
+ * source alone (the options are fixed above), so every generator, every catalogue snapshot (a hot reload
+ * keeps the unchanged plugins' templates) and the loader's own check share one compilation of each.
+ */
+const compiled = new LRUCache<string, CompiledTemplate>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (_fn, source) => Math.max(1, source.length) });
+
 export function compileTemplate(source: string): CompiledTemplate {
-  return eta.compile(source);
+  let fn = compiled.get(source);
+  // a source that does not compile throws here every time, and is never kept
+  if (!fn) compiled.set(source, (fn = eta.compile(source)));
+  return fn;
 }
 
 export function renderTemplate(fn: CompiledTemplate, data: object): string {

@@ -9,6 +9,7 @@ import { loadCatalogue, type CatalogueDirs, type LoadResult } from '../catalogue
 import { formatProblem } from '../catalogue/problems.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { Generator } from '../pipeline/generate.js';
+import { compileTemplate } from '../templating.js';
 
 export interface EngineSnapshot {
   readonly catalogue: Catalogue;
@@ -59,7 +60,10 @@ export class LiveEngine extends EventEmitter {
     }
     this.failure = null;
     const changed = result.catalogue.revision !== this.snapshot.catalogue.revision;
-    if (changed) this.snapshot = this.build(result.catalogue);
+    if (changed) {
+      this.snapshot = this.build(result.catalogue);
+      this.warm();
+    }
     this.emit('reload', reason, this.snapshot, changed, performance.now() - started, result.warnings);
     return { ok: true, result, changed };
   }
@@ -96,6 +100,36 @@ export class LiveEngine extends EventEmitter {
     };
   }
 
+  /**
+   * Warms the live snapshot in the background, a step at a time between requests (setImmediate): every
+   * plugin template compiled (templating.ts keeps them for the process; a snapshot read from the start-up
+   * cache has compiled none yet) and each preset rendered once for its fragments (Generator.warm), so the
+   * first new selections after a start or a reload find most compose blocks and template code ready.
+   * Stops when another snapshot goes live; that one is warmed by reload(). Returns when it is scheduled.
+   */
+  warm(): void {
+    const snapshot = this.snapshot;
+    const { catalogue, generator } = snapshot;
+    const steps: (() => void)[] = [
+      () => {
+        for (const plugins of [catalogue.frameworks, catalogue.services, catalogue.proxies]) {
+          for (const plugin of plugins.values()) for (const source of plugin.templates.values()) compileTemplateQuietly(source);
+        }
+      },
+      ...[...catalogue.presets.keys()].map((preset) => () => generator.warm({ name: 'warm', preset })),
+    ];
+    const next = () => {
+      const step = steps.shift();
+      if (!step || this.snapshot !== snapshot) {
+        this.emit('warmed', snapshot);
+        return;
+      }
+      step();
+      setImmediate(next);
+    };
+    setImmediate(next);
+  }
+
   private build(catalogue: Catalogue): EngineSnapshot {
     const { templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes } = this.settings;
     return Object.freeze({ catalogue, generator: new Generator(catalogue, templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes), loadedAt: new Date() });
@@ -113,4 +147,13 @@ function isEditorScratch(name: string): boolean {
   const n = /^\d+$/.test(name) ? Number(name) : NaN;
   return /^\..+\.sw[a-px]$/.test(name) || (n >= 4913 && (n - 4913) % 123 === 0) || name.endsWith('~')
     || name.startsWith('.#') || /^#.*#$/.test(name) || /___jb_(tmp|old)___$/.test(name);
+}
+
+/** A template compiled for later; one that does not compile is the loader's to report, not the warm-up's. */
+function compileTemplateQuietly(source: string): void {
+  try {
+    compileTemplate(source);
+  } catch {
+    // reported where it is used
+  }
 }

@@ -43,7 +43,7 @@ export class Generator {
   /** Requests of late-bound bundles asked for once, by their key: a second ask keeps the bundle. */
   private readonly seen: LRUCache<string, true> | undefined;
 
-  /** sha256 of plugin files by their content (the strings are mostly the fragment cache's own) */
+  /** sha256 of plugin files by their content (contentHashes below), when this generator caches at all */
   private readonly contentHashes: LRUCache<string, string> | undefined;
 
   /**
@@ -52,7 +52,7 @@ export class Generator {
    * beside it).
    */
   constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 16 * 1024 * 1024, renderCacheBytes = DEFAULT_FRAGMENT_CACHE_BYTES) {
-    this.contentHashes = cacheSize > 0 ? new LRUCache({ maxSize: 8 * 1024 * 1024, sizeCalculation: (_hash: string, content: string) => Math.max(1, content.length) }) : undefined;
+    this.contentHashes = cacheSize > 0 ? contentHashes : undefined;
     this.cache = new FragmentCache(cacheSize, renderCacheBytes);
     const half = Math.max(1, Math.floor(bundleCacheBytes / 2));
     this.bundles = cacheSize > 0 && bundleCacheBytes > 0
@@ -123,6 +123,21 @@ export class Generator {
     return checkedShape(this.render(placeholders, resolve(this.catalogue, placeholders)), first, firstValues);
   }
 
+  /**
+   * Renders a request for its fragments alone (issue 36: a snapshot warms what a new selection needs): the
+   * compose blocks and plugin files it makes stay in the fragment cache, its bundle is dropped (the bundle
+   * and shape caches are left as they were). A request that does not generate warms nothing and says
+   * nothing: whether it generates is for a real request to find out.
+   */
+  warm(request: GenerateRequest): void {
+    if (!this.cache.enabled) return;
+    try {
+      this.renderRequest(request);
+    } catch {
+      // a refused or failing request warms what it rendered before it stopped
+    }
+  }
+
   /** A request rendered in full: resolved (400 or 409 on problems), modelled, every file rendered. */
   private renderRequest(request: GenerateRequest): Bundle {
     const resolution = resolve(this.catalogue, request);
@@ -186,6 +201,13 @@ export class Generator {
     return bundle;
   }
 }
+
+/**
+ * sha256 of plugin files by their content (the strings are mostly the fragment cache's own), for the
+ * whole process: a hash is a function of the content alone, so a fresh generator (a hot reload keeps
+ * most plugins) finds the hashes of the files it renders alike.
+ */
+const contentHashes = new LRUCache<string, string>({ maxSize: 8 * 1024 * 1024, sizeCalculation: (_hash, content) => Math.max(1, content.length) });
 
 /** Room for the keys of requests asked for once (a key is ~150 characters: some 7,000 of them). */
 const SEEN_KEYS_BYTES = 1024 * 1024;

@@ -1,9 +1,9 @@
-// docker-compose.yml: built as plain objects and dumped by js-yaml. Only the subset Compose v1 (1.29)
-// and v2 both accept: no top-level name (COMPOSE_PROJECT_NAME in .env), no `gpus:`, no start_interval.
-import * as yaml from 'js-yaml';
+// docker-compose.yml: built as plain objects and dumped as js-yaml dumps them (emit/yaml-dump.ts). Only the
+// subset Compose v1 (1.29) and v2 both accept: no top-level name (COMPOSE_PROJECT_NAME in .env), no `gpus:`, no start_interval.
 import type { ContainerPlugin, EnvSpec, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../../catalogue/types.js';
 import { VALUE_REF } from '../../catalogue/rules.js';
 import { composeLiteral } from '../escape.js';
+import { dumpYaml } from '../yaml-dump.js';
 import { ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, envApplies, envKey, frameworkCredentials, imageRef, type StackMember, type StackModel } from '../../model/model.js';
 import { imageVariable } from '../../model/env-names.js';
 import type { FragmentCache } from '../../cache/fragment-cache.js';
@@ -19,8 +19,6 @@ import { databaseUrl, substituteRefs, type PluginLookup, type ValueView } from '
 export const NETWORK = 'stack';
 export const COMPOSE_FILE = 'docker-compose.yml';
 
-const DUMP_OPTIONS: yaml.DumpOptions = { lineWidth: -1, noRefs: true, quoteStyle: 'double', sortKeys: false };
-
 /** The compose document as plain objects (what the YAML text holds). */
 export function composeDocument(model: StackModel): Record<string, unknown> {
   const services: Record<string, unknown> = {};
@@ -30,7 +28,7 @@ export function composeDocument(model: StackModel): Record<string, unknown> {
 }
 
 /**
- * docker-compose.yml. Each service is dumped by js-yaml on its own and that text is the cached fragment:
+ * docker-compose.yml. Each service is dumped on its own and that text is the cached fragment:
  * dumping is most of the cost of a generate. Entries of one block mapping are independent lines, so the
  * blocks, indented under `services:`, form the same document as one dump of composeDocument() (a test
  * holds the two equal).
@@ -41,8 +39,8 @@ export function buildCompose(model: StackModel, cache: FragmentCache): string {
     + 'services:\n';
   for (const { member, input, plugins } of members(model)) text += serviceBlock(member, input, plugins, cache, model.options.domain);
   const extra = extraContainers(model, LOGGING);
-  if (extra.size) text += indent(yaml.dump(Object.fromEntries(extra), DUMP_OPTIONS));
-  return text + yaml.dump(topLevel(model), DUMP_OPTIONS);
+  if (extra.size) text += indent(dumpYaml(Object.fromEntries(extra)));
+  return text + dumpYaml(topLevel(model));
 }
 
 /**
@@ -52,7 +50,7 @@ export function buildCompose(model: StackModel, cache: FragmentCache): string {
  * new domain dumps no YAML again. Without a cache the block is dumped from the real inputs.
  */
 function serviceBlock(member: StackMember, input: FragmentInput, plugins: PluginLookup, cache: FragmentCache, domain: string | undefined): string {
-  const dump = (inputs: FragmentInput) => indent(yaml.dump({ [member.plugin.id]: serviceDefinition(member.plugin, inputs, plugins, LOGGING) }, DUMP_OPTIONS));
+  const dump = (inputs: FragmentInput) => indent(dumpYaml({ [member.plugin.id]: serviceDefinition(member.plugin, inputs, plugins, LOGGING) }));
   const urls = cache.enabled ? urlsWithDomainPlaceholder(input.urls, domain) : undefined;
   if (!urls) return cache.get('compose', member.plugin.hash, JSON.stringify(input), () => dump(input));
   const general = { ...input, urls };

@@ -1,0 +1,74 @@
+// emit/yaml-dump.ts gives js-yaml's dump byte for byte (issue 36): on every compose document (each
+// block, and the document whole) for every preset in containers and on bare metal behind each proxy, and
+// on values chosen to take every branch of js-yaml's scalar styling and layout; and what it writes reads
+// back as the same object. (The Kubernetes objects go through the same function; test/deploy covers
+// their files, and render-caches.test.ts every target's bundle.)
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import * as yaml from 'js-yaml';
+import { buildModel } from '../../src/model/build-model.js';
+import { resolve } from '../../src/model/resolve.js';
+import { composeDocument } from '../../src/emit/compose/compose.js';
+import { DUMP_OPTIONS, dumpYaml } from '../../src/emit/yaml-dump.js';
+import { shippedCatalogue } from '../support/server.js';
+
+const catalogue = shippedCatalogue();
+
+function assertDumpsAlike(value: unknown, what: string): void {
+  const expected = yaml.dump(value, DUMP_OPTIONS);
+  // twice: the first asks js-yaml for each scalar, the second uses what it kept
+  assert.equal(dumpYaml(value), expected, what);
+  assert.equal(dumpYaml(value), expected, `${what}, again`);
+  assert.deepEqual(yaml.load(dumpYaml(value)), yaml.load(expected), `${what} reads back the same`);
+}
+
+describe('the emitters\' YAML dump', () => {
+  test('equals js-yaml\'s for every compose document and block, every preset on docker and bare metal behind each proxy', () => {
+    let documents = 0;
+    for (const preset of catalogue.presets.keys()) {
+      for (const deployment of ['docker', 'bare-metal'] as const) {
+        for (const proxy of ['none', ...catalogue.proxies.keys()]) {
+          for (const domain of [undefined, 'example.com']) {
+            const resolution = resolve(catalogue, { preset, proxy, domain });
+            if (resolution.errors.length || resolution.conflicts.length) continue;
+            const doc = composeDocument(buildModel(resolution, { name: 'yaml-check', domain, gpu: preset === 'local-ai', deployment, hardened: true })) as { services: Record<string, unknown> };
+            assertDumpsAlike(doc, `${preset}, ${deployment}, ${proxy}, ${domain ?? 'no domain'}`);
+            for (const [id, def] of Object.entries(doc.services)) assertDumpsAlike({ [id]: def }, `${preset}: the block of ${id}`);
+            documents++;
+          }
+        }
+      }
+    }
+    assert.ok(documents > catalogue.presets.size, `${documents} documents compared`);
+  });
+
+  test('equals js-yaml\'s on every branch of its scalar styling and layout', () => {
+    const strings = [
+      '', ' ', '  lead', 'trail ', 'plain', 'two words', 'yes', 'no', 'on', 'off', 'y', 'true', 'False', 'null', 'Null', '~', '8080', '0x1F', '0o17',
+      '1e3', '1.5', '.inf', '-.inf', '.nan', '2026-11-28', '12:30', 'a: b', 'a:b', 'a #b', '#x', '- x', '-x', '-', '? x', ':x', '{x}', '[x]', 'a,b', '@x',
+      '`x`', '!tag', '&anchor', '*alias', '|x', '>x', '%x', "'q'", '"q"', 'back\\slash', 'tab\there', 'é ü', '日本', '\u2028', '\uFEFFbom', '\x7F', '\x85',
+      '---', '...', '--- x', '=', '<<', '${VAR:-default}', '${VAR:?set it}', 'http://x.example.com:8080/path?q=1#f', 'x'.repeat(2000),
+      // multi-line: literal blocks (clip, strip, keep, an indentation indicator), or double quotes
+      'a\nb', 'a\nb\n', 'a\nb\n\n', '\n', '\na', ' a\nb', 'a\n\nb', 'a\n  b\n', 'tab\tline\nnext', 'a\r\nb', '---\nx', 'x\n---\ny', '  \n  ', 'a \nb',
+    ];
+    const scalars = [...strings, 0, -0, 1, -1, 0.5, 1e21, 1e-7, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 2 ** 53, true, false, null];
+    const keys = ['plain', 'two words', 'a: b', '8080', 'true', 'null', '', ' x', '-x', '? x', '#x', 'é', 'k'.repeat(1100), 'multi\nline', '<<', '${X}'];
+    assertDumpsAlike({ scalars }, 'scalars in a sequence');
+    assertDumpsAlike(Object.fromEntries(scalars.map((s, i) => [`k${i}`, s])), 'scalars as values');
+    assertDumpsAlike({ deeper: { still: { more: Object.fromEntries(scalars.map((s, i) => [`k${i}`, [s, { s }]])) } } }, 'scalars deep in mappings and sequences');
+    for (const key of keys) assertDumpsAlike({ [key]: 'v', nested: { [key]: { [key]: [key] } } }, `the key ${JSON.stringify(key).slice(0, 40)}`);
+    assertDumpsAlike({
+      empty: {}, none: [], undef: undefined, list: [undefined, null, [], {}, [[1, [2, []]], { a: [] }], { a: undefined }],
+      seqOfMaps: [{ a: 1, b: { c: [1, 2] } }, { only: undefined, x: 'y' }], seqOfSeqs: [['a', 'b'], [['c']]],
+    }, 'empty and nested collections, undefined values and items');
+    // a hole in an array is an undefined item
+    assertDumpsAlike({ bare: Object.assign(Object.create(null), { a: 1, b: { c: 'x' } }), sparse: [1, , 3] }, 'a mapping without a prototype, a sparse sequence');
+    for (const root of [{}, [], [1, 'a'], 'text', 5, null, { a: undefined }]) assertDumpsAlike(root, `the root ${JSON.stringify(root)}`);
+    // what js-yaml refuses, this refuses alike
+    class Thing { x = 1; }
+    for (const odd of [{ f: () => 1 }, { t: new Thing() }, { list: [Symbol('s')] }]) {
+      assert.throws(() => yaml.dump(odd, DUMP_OPTIONS), yaml.YAMLException);
+      assert.throws(() => dumpYaml(odd), yaml.YAMLException);
+    }
+  });
+});
