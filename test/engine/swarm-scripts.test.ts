@@ -32,6 +32,7 @@ function setup(request: Parameters<Generator['generate']>[0]) {
 echo "$*" >> ${JSON.stringify(log)}
 case "$*" in
   "info --format {{.Swarm.ControlAvailable}}") [ -n "\${FAKE_NOT_MANAGER:-}" ] && echo false || echo true ;;
+  "info --format {{.Swarm.NodeID}}") echo n1 ;;
   "node ls -q --filter node.label="*) grep -q '^node update' ${JSON.stringify(log)} && echo n1 ;;
   "stack deploy "*)
     env | grep -E '^[A-Z0-9_]+=' | sort > ${JSON.stringify(deployed)}
