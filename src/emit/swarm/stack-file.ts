@@ -87,6 +87,9 @@ function swarmService(model: StackModel, id: string, def: Obj, setup: boolean): 
   }
   out.deploy = {
     ...(setup ? { mode: 'replicated-job' } : { mode: 'replicated', replicas: 1 }),
+    // a service name resolves to its task's own address, as in Compose: no virtual IP, which needs the
+    // kernel's IPVS (absent on some hosts, this test machine among them) and hides nothing a stack relies on
+    endpoint_mode: 'dnsrr',
     restart_policy: setup ? RESTART_SETUP : RESTART_ALWAYS,
     resources: { limits: { memory: def.mem_limit, pids: def.pids_limit } },
     ...(setup ? {} : { update_config: UPDATE, rollback_config: ROLLBACK }),
