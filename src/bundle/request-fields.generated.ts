@@ -24,8 +24,8 @@ export interface StackRequest {
   primaryFramework?: string;
   /** framework ids run beside the primary */
   companionFrameworks?: string[];
-  /** docker (default): everything in containers; bare-metal: frameworks and services with a native recipe run on the host; kubernetes: a Kustomize base (kubectl apply -k) from the same model */
-  deploymentType?: 'docker' | 'bare-metal' | 'kubernetes';
+  /** docker (default): everything in containers; bare-metal: frameworks and services with a native recipe run on the host; kubernetes: a Kustomize base (kubectl apply -k) from the same model; swarm: a Docker Swarm stack file (docker stack deploy) from the same model */
+  deploymentType?: 'docker' | 'bare-metal' | 'kubernetes' | 'swarm';
   /** json (default): the bundle as JSON; tar: a .tar.gz download */
   format?: 'json' | 'tar';
   /** true (default): every container drops all capabilities but those its plugin needs, with no-new-privileges; false turns that off for debugging */

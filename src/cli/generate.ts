@@ -126,7 +126,8 @@ export async function runGenerate(opts: GenerateOptions, io: Output): Promise<nu
   io.out(`${io.style.green('wrote')} ${Object.keys(bundle.files).length} files to ${dir}`);
   io.out(`  ${bundle.summary.services} services, ${bundle.summary.skills} skill packs, proxy ${bundle.summary.proxy}`);
   io.out(`  memory: needs about ${bundle.summary.estimatedMemoryMB} MB (the parts' minimums), at most ${bundle.summary.memoryLimitMB} MB (their limits)`);
-  io.out(`  next: cd ${path.relative(process.cwd(), dir) || '.'} && ${request.deploymentType === 'kubernetes' ? 'scripts/secrets.sh && kubectl apply -k .' : 'scripts/start.sh'}`);
+  const next = { kubernetes: 'scripts/secrets.sh && kubectl apply -k .', swarm: 'scripts/deploy.sh' }[request.deploymentType as string] ?? 'scripts/start.sh';
+  io.out(`  next: cd ${path.relative(process.cwd(), dir) || '.'} && ${next}`);
   keepShape();
   return 0;
 }

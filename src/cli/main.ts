@@ -73,7 +73,7 @@ bytes as POST /api/v1/generate. Flags override fields of the request file.
   --domain <domain>      the public domain (proxy routes become https://<service>.<domain>)
   --framework <id>       the primary framework
   --companions <a,b>     companion frameworks
-  --deployment <type>    docker, bare-metal or kubernetes (a Kustomize base; proxy traefik or none)
+  --deployment <type>    docker, bare-metal, kubernetes (a Kustomize base; proxy traefik or none) or swarm (docker stack deploy)
   --platform <p>         linux/amd64 or linux/arm64
   --gpu                  give GPU-capable services the GPU
   --no-hardening         leave out cap_drop/no-new-privileges (hardened: false)

@@ -5,6 +5,7 @@
 // that `--rollback` restores.
 import { fs } from '../node-builtins.js';
 import { KUSTOMIZATION_FILE } from '../emit/kubernetes/index.js';
+import { STACK_FILE } from '../emit/swarm/index.js';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { ENV_EXAMPLE_FILE, fileHash, imagePins, PROVENANCE_FILE } from '../bundle/provenance.js';
@@ -207,7 +208,9 @@ export async function runUpgrade(dirArg: string, opts: UpgradeOptions, io: Outpu
   io.out(`backup: ${path.relative(dir, backup)}; undo with: stackwright upgrade --rollback ${dirArg}`);
   io.out(bundle.files[KUSTOMIZATION_FILE] !== undefined
     ? 'then apply it: scripts/secrets.sh && kubectl apply -k . (kubectl rollout undo goes back; see README.md)'
-    : 'then apply it: scripts/update.sh (pulls the new images, recreates the containers, rolls back if a health check fails)');
+    : bundle.files[STACK_FILE] !== undefined
+      ? 'then apply it: scripts/update.sh (deploys the new stack file, one task at a time; Swarm rolls back a service whose health check fails)'
+      : 'then apply it: scripts/update.sh (pulls the new images, recreates the containers, rolls back if a health check fails)');
   return 0;
 }
 

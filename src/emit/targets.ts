@@ -1,13 +1,13 @@
 // What each deployment target cannot do with a selection, said before anything is rendered: validate and
 // generate both ask here, so validate never accepts what generate refuses. Compose (docker, bare-metal)
-// runs every plugin; Kubernetes has no Docker API and routes only through a Gateway API implementation
+// runs every plugin, and so does Swarm but for a GPU; Kubernetes has no Docker API and routes only through a Gateway API implementation
 // that reads our basic-auth filter.
 import type { ContainerPlugin } from '../catalogue/types.js';
 import { ApiError } from '../errors.js';
 import type { Resolution } from '../model/resolve.js';
 import { GATEWAY_IMPLEMENTATIONS } from './kubernetes/gateway.js';
 
-export type DeploymentType = 'docker' | 'bare-metal' | 'kubernetes';
+export type DeploymentType = 'docker' | 'bare-metal' | 'kubernetes' | 'swarm';
 
 /** A plugin that drives the Docker engine (its API, or the socket mounted): a cluster has neither. */
 function usesDocker(plugin: ContainerPlugin): boolean {
@@ -15,7 +15,8 @@ function usesDocker(plugin: ContainerPlugin): boolean {
 }
 
 /** One sentence per part of the selection the target cannot run, naming what works instead. */
-export function targetProblems(resolution: Resolution, deployment: DeploymentType | undefined): string[] {
+export function targetProblems(resolution: Resolution, deployment: DeploymentType | undefined, gpu = false): string[] {
+  if (deployment === 'swarm') return gpu ? ['gpu: deploymentType "swarm" cannot reserve a GPU for a service (Swarm offers GPUs only as generic resources each node declares by hand); use deploymentType "docker", or leave gpu out'] : [];
   if (deployment !== 'kubernetes') return [];
   const problems: string[] = [];
   const proxy = resolution.proxy;
@@ -32,8 +33,8 @@ export function targetProblems(resolution: Resolution, deployment: DeploymentTyp
 }
 
 /** 400 TARGET_UNSUPPORTED when the target cannot run the selection. */
-export function checkTarget(resolution: Resolution, deployment: DeploymentType | undefined): void {
-  const errors = targetProblems(resolution, deployment);
+export function checkTarget(resolution: Resolution, deployment: DeploymentType | undefined, gpu = false): void {
+  const errors = targetProblems(resolution, deployment, gpu);
   if (errors.length) {
     throw new ApiError('TARGET_UNSUPPORTED', `deploymentType "${deployment}" cannot run this selection: ${errors.length === 1 ? 'one part needs' : `${errors.length} parts need`} another target or a change`, { details: { errors } });
   }

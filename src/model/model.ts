@@ -9,7 +9,7 @@ export interface StackOptions {
   domain?: string;
   gpu: boolean;
   platform?: string;
-  deployment: 'docker' | 'bare-metal' | 'kubernetes';
+  deployment: 'docker' | 'bare-metal' | 'kubernetes' | 'swarm';
   hardened: boolean;
 }
 

@@ -15,6 +15,7 @@ import { fileHash, provenance, PROVENANCE_FILE } from '../bundle/provenance.js';
 import { bindShape, boundAnswer, boundIntoShape, checkedShape, type BundleShape } from '../cache/bundle-shape.js';
 import { lateValues, shapeKey, withPlaceholders } from '../cache/late-binding.js';
 import { KubernetesTemplates, kubernetesFiles, SHARED_FILES } from '../emit/kubernetes/index.js';
+import { SHARED_FILES as SWARM_SHARED_FILES, SwarmTemplates, swarmFiles } from '../emit/swarm/index.js';
 import { checkTarget } from '../emit/targets.js';
 
 export type { Bundle, GenerateRequest } from '../bundle/bundle.js';
@@ -32,6 +33,7 @@ export class Generator {
   private readonly bundleTemplates: BundleTemplates;
   private readonly pluginFiles: PluginFileRenderer;
   private readonly kubernetesTemplates: KubernetesTemplates;
+  private readonly swarmTemplates: SwarmTemplates;
   /**
    * Whole bundles of recent requests. Output is deterministic for a catalogue snapshot, so a repeated
    * request (automation regenerating the same stack) is answered without rendering anything again.
@@ -64,6 +66,7 @@ export class Generator {
     this.seen = this.shapes ? new LRUCache({ maxSize: SEEN_KEYS_BYTES, sizeCalculation: (_: true, key: string) => Math.max(1, key.length) }) : undefined;
     this.bundleTemplates = new BundleTemplates(templatesDir);
     this.kubernetesTemplates = new KubernetesTemplates(templatesDir);
+    this.swarmTemplates = new SwarmTemplates(templatesDir);
     this.pluginFiles = new PluginFileRenderer(this.cache);
   }
 
@@ -142,7 +145,7 @@ export class Generator {
   private renderRequest(request: GenerateRequest): Bundle {
     const resolution = resolve(this.catalogue, request);
     if (resolution.errors.length) throw invalidConfiguration(resolution.errors);
-    checkTarget(resolution, request.deploymentType);
+    checkTarget(resolution, request.deploymentType, request.gpu ?? false);
     return this.render(request, resolution);
   }
 
@@ -170,6 +173,9 @@ export class Generator {
     // the one place a deployment target picks its emitter; Compose (docker, bare-metal) follows
     if (model.options.deployment === 'kubernetes') {
       return this.assemble(request, summary, kubernetesFiles(model, this.pluginFiles.render(model), this.bundleTemplates.render(model, SHARED_FILES), this.kubernetesTemplates, this.cache));
+    }
+    if (model.options.deployment === 'swarm') {
+      return this.assemble(request, summary, swarmFiles(model, this.pluginFiles.render(model), this.bundleTemplates.render(model, SWARM_SHARED_FILES), this.swarmTemplates));
     }
     const files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)]]);
     // plugin files mostly come from the fragment cache (and skills from the catalogue) as the same strings

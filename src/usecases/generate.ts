@@ -43,6 +43,6 @@ export function checkRequest(generator: Generator, parsed: ParsedRequest): Resol
   const resolution = parsed.selectionUsable ? resolve(generator.catalogue, parsed.request) : undefined;
   const errors = [...parsed.errors, ...(resolution?.errors ?? [])];
   if (errors.length) throw invalidConfiguration(errors);
-  checkTarget(resolution!, parsed.request.deploymentType);
+  checkTarget(resolution!, parsed.request.deploymentType, parsed.request.gpu ?? false);
   return resolution!;
 }

@@ -172,7 +172,7 @@ describe('failures', () => {
 
   test('bad proxy, framework, deploymentType, format and platform values are named', async () => {
     const list = await errors({ name: 'x', proxy: 'apache', primaryFramework: 'nope', deploymentType: 'k8s', format: 'zip', platform: 'windows/amd64' });
-    assert.ok(list.includes('deploymentType must be one of: "docker", "bare-metal", "kubernetes"'), list.join('\n'));
+    assert.ok(list.includes('deploymentType must be one of: "docker", "bare-metal", "kubernetes", "swarm"'), list.join('\n'));
     assert.ok(list.includes('format must be one of: "json", "tar"'));
     assert.ok(list.includes('platform must be one of: "linux/amd64", "linux/arm64"'));
     // id values are checked against the catalogue once the shape is right
@@ -220,5 +220,31 @@ describe('deploymentType kubernetes (issue 32)', () => {
   test('the OpenAPI document offers the target', async () => {
     const doc = await (await server.get('/api/v1/openapi.json')).json() as any;
     assert.ok(JSON.stringify(doc).includes('"kubernetes"'));
+  });
+});
+
+describe('deploymentType swarm (issue 32)', () => {
+  test('generate gives the stack file and its scripts in JSON and tar, validate accepts it, the OpenAPI document offers it', async () => {
+    const body = { name: 'swarmy', preset: 'research-assistant', proxy: 'nginx', domain: 'example.com', deploymentType: 'swarm' };
+    const bundle = await okData<Bundle>(await generate(body));
+    for (const file of ['stack.yml', 'scripts/deploy.sh', 'scripts/status.sh', 'scripts/remove.sh', 'scripts/backup.sh', 'scripts/update.sh', 'scripts/rollback.sh', 'scripts/lib.sh', '.env.example', 'README.md']) {
+      assert.ok(bundle.files[file], `missing ${file}`);
+    }
+    for (const file of ['docker-compose.yml', 'scripts/start.sh', 'kustomization.yaml']) assert.ok(!bundle.files[file], `no ${file} for swarm`);
+    const tar = await server.post('/api/v1/generate', { ...body, format: 'tar' });
+    assert.equal(tar.status, 200);
+    const entries = await readTarGz(Buffer.from(await tar.arrayBuffer()));
+    assert.equal(entries.find((e) => e.name === 'swarmy/scripts/deploy.sh')!.mode, 0o755);
+    assert.equal((await okData<{ valid: boolean }>(await server.post('/api/v1/validate', body))).valid, true);
+    const doc = await (await server.get('/api/v1/openapi.json')).json() as any;
+    assert.ok(JSON.stringify(doc).includes('"swarm"'));
+  });
+
+  test('a GPU is a 400 TARGET_UNSUPPORTED on validate and generate; the same request is fine for Compose', async () => {
+    for (const path of ['/api/v1/validate', '/api/v1/generate']) {
+      const gpu = await apiError(await server.post(path, { name: 'swarmy', preset: 'local-ai', gpu: true, deploymentType: 'swarm' }), 400, 'TARGET_UNSUPPORTED');
+      assert.match(gpu.details.errors[0], /gpu: deploymentType "swarm" cannot reserve a GPU.*use deploymentType "docker"/);
+    }
+    await okData(await server.post('/api/v1/validate', { name: 'swarmy', preset: 'local-ai', gpu: true }));
   });
 });

@@ -257,7 +257,7 @@ describe('stackwright generate', () => {
     assert.match(service.stderr, /^error: --services: unknown service "postgress" \(did you mean "postgresql"\?\)\n\(stackwright help generate lists the options\)/);
     const deployment = await cli(['generate', '--name', 'x', '--deployment', 'nomad', '--out', out]);
     assert.equal(deployment.code, 2);
-    assert.match(deployment.stderr, /--deployment must be one of: "docker", "bare-metal", "kubernetes" \(got "nomad"\)/);
+    assert.match(deployment.stderr, /--deployment must be one of: "docker", "bare-metal", "kubernetes", "swarm" \(got "nomad"\)/);
     const proxy = await cli(['generate', '--name', 'x', '--proxy', 'apache', '--out', out]);
     assert.equal(proxy.code, 2);
     assert.match(proxy.stderr, /--proxy: unknown proxy "apache"/);

@@ -1,10 +1,12 @@
-// Compose and Kubernetes from one model (issue 32): per preset, a table read back from each target's own
+// Compose, Kubernetes and Swarm from one model (issue 32): per preset, a table read back from each target's own
 // files as its own tool resolves them, with the same .env: Compose through `docker compose config` (Compose v2's
 // parser), Kubernetes through `kubectl kustomize` (the Secrets decoded, $(VAR) references expanded as the
-// kubelet does). Services, images and tags, each variable's name and value, the .env keys each service
-// holds, mounts, health commands, routes and their auth must be the same.
+// kubelet does), Swarm through `docker stack config` (the Docker CLI's stack loader, which validates the file
+// against its schema and interpolates it), fed by the bundle's own scripts/lib.sh stack_deploy as
+// scripts/deploy.sh runs it. Services, images and tags, each variable's name and value, the .env keys each
+// service holds, mounts, health commands, routes and their auth must be the same.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,12 +43,12 @@ function composeKeys(raw: any, id: string): string[] {
   return [...new Set(Object.values(env as Record<string, string>).flatMap((v) => [...String(v).matchAll(/(?<!\$)\$\{([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1])))].sort();
 }
 
-async function composeTable(dir: string, proxy: string): Promise<Table> {
+async function composeTable(dir: string, proxy: string, withProxy = false): Promise<Table> {
   const resolved = JSON.parse(await runWithoutDaemon([...composeV2(), 'config', '--format', 'json'], dir));
   const raw = yaml.load(fs.readFileSync(path.join(dir, 'docker-compose.yml'), 'utf8')) as any;
   const services: Record<string, Row> = {};
   for (const [id, s] of Object.entries(resolved.services as Record<string, any>)) {
-    if (id === proxy) continue;
+    if (id === proxy && !withProxy) continue;
     const mounts = (s.volumes ?? []).map((v: any) => v.target);
     if (s.shm_size) mounts.push('/dev/shm');
     // tmpfs mounts are emptyDir volumes there
@@ -114,7 +116,50 @@ async function kubernetesTable(dir: string): Promise<Table> {
   return { services, routes: routes.sort() };
 }
 
-const presets = [...catalogue.presets.keys()].sort().filter((p) => !catalogue.presets.get(p)!.manifest.services.some((s) => {
+/**
+ * Swarm's table: stack.yml as `docker stack deploy` would read it. The bundle's stack_deploy runs with a
+ * `docker` on PATH that answers `stack deploy` with the real CLI's `stack config` (no engine is asked).
+ */
+async function swarmTable(dir: string): Promise<Table> {
+  const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-agree-bin-'));
+  fs.writeFileSync(path.join(bin, 'docker'), `#!/bin/sh\n[ "$1 $2" = "stack deploy" ] || exit 64\nexec ${JSON.stringify(DOCKER)} stack config -c stack.yml\n`, { mode: 0o755 });
+  const out = await run('bash', ['-c', `PATH=${bin}:$PATH; . scripts/lib.sh; stack_deploy`], dir);
+  fs.rmSync(bin, { recursive: true, force: true });
+  const resolved = yaml.load(out) as any;
+  const raw = yaml.load(fs.readFileSync(path.join(dir, 'stack.yml'), 'utf8')) as any;
+  const services: Record<string, Row> = {};
+  for (const [id, s] of Object.entries(resolved.services as Record<string, any>)) {
+    services[id] = {
+      image: s.image,
+      env: Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, String(v ?? '')])),
+      keys: composeKeys(raw, id),
+      mounts: (s.volumes ?? []).map((v: any) => v.target).sort(),
+      health: composeHealth(s.healthcheck?.test),
+    };
+  }
+  return { services, routes: Object.values(readProxyRoutes(dir)).sort() };
+}
+
+/** The real docker CLI, by its path: the fake one in front of it on PATH hands `stack deploy` on to it. */
+const DOCKER = process.env.STACK_DOCKER ?? execFileSync('sh', ['-c', 'command -v docker'], { encoding: 'utf8' }).trim();
+
+/** The other target's table equals Compose's, row by row. */
+function assertAgree(compose: Table, other: Table): void {
+  assert.deepEqual(Object.keys(other.services).sort(), Object.keys(compose.services).sort(), 'the same services');
+  for (const id of Object.keys(compose.services)) {
+    const [a, b] = [compose.services[id], other.services[id]];
+    assert.equal(b.image, a.image, `${id}: image and tag`);
+    assert.deepEqual(b.env, a.env, `${id}: every variable and its value`);
+    assert.deepEqual(b.keys, a.keys, `${id}: the .env keys it holds`);
+    assert.deepEqual(b.mounts, a.mounts, `${id}: mounts`);
+    assert.deepEqual(b.health, a.health, `${id}: health command`);
+  }
+  assert.deepEqual(other.routes, compose.routes, 'routes and their auth');
+}
+
+/** Swarm runs every preset; Kubernetes those without the Docker engine. */
+const allPresets = [...catalogue.presets.keys()].sort();
+const presets = allPresets.filter((p) => !catalogue.presets.get(p)!.manifest.services.some((s) => {
   const m = catalogue.services.get(s)!.manifest;
   return m.dockerApi || (m.hostMounts ?? []).some((h) => h.source.endsWith('docker.sock'));
 }));
@@ -131,17 +176,27 @@ describe('Compose and Kubernetes agree, per preset', () => {
       // one .env for both: the secrets the Kubernetes script generated
       fs.copyFileSync(path.join(kube, '.env'), path.join(compose, '.env'));
       const [c, k] = await Promise.all([composeTable(compose, 'traefik'), kubernetesTable(kube)]);
-      assert.deepEqual(Object.keys(k.services).sort(), Object.keys(c.services).sort(), 'the same services');
-      for (const id of Object.keys(c.services)) {
-        const [a, b] = [c.services[id], k.services[id]];
-        assert.equal(b.image, a.image, `${id}: image and tag`);
-        assert.deepEqual(b.env, a.env, `${id}: every variable and its value`);
-        assert.deepEqual(b.keys, a.keys, `${id}: the .env keys it holds`);
-        assert.deepEqual(b.mounts, a.mounts, `${id}: mounts`);
-        assert.deepEqual(b.health, a.health, `${id}: health command`);
-      }
-      assert.deepEqual(k.routes, c.routes, 'routes and their auth');
+      assertAgree(c, k);
       fs.rmSync(kube, { recursive: true, force: true });
+      fs.rmSync(compose, { recursive: true, force: true });
+    });
+  }
+});
+
+describe('Compose and Swarm agree, per preset', () => {
+  for (const preset of allPresets) {
+    test(preset, async () => {
+      const request = { name: 'agree', preset, proxy: 'traefik', domain: 'example.com' };
+      const swarm = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-agree-swarm-'));
+      const compose = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-agree-compose-'));
+      writeBundle(swarm, generator.generate({ ...request, deploymentType: 'swarm' }).files);
+      writeBundle(compose, generator.generate(request).files);
+      // one .env for both, its secrets filled as scripts/deploy.sh fills them
+      await run('bash', ['-c', '. scripts/lib.sh; prepare_env'], swarm);
+      fs.copyFileSync(path.join(swarm, '.env'), path.join(compose, '.env'));
+      const [c, s] = await Promise.all([composeTable(compose, 'traefik', true), swarmTable(swarm)]);
+      assertAgree(c, s);
+      fs.rmSync(swarm, { recursive: true, force: true });
       fs.rmSync(compose, { recursive: true, force: true });
     });
   }

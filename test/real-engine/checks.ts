@@ -88,11 +88,14 @@ export function setupConsumers(script: string): Consumer[] {
   return [...consumers.values()];
 }
 
+/** Runs a command in a service's container with extra variables (`docker compose exec` for a Compose stack). */
+export type DatabaseExec = (service: string, env: string[], argv: string[]) => Promise<CommandResult>;
+
 /**
  * Each database consumer, from inside its server's container over TCP: it logs in to each of its own
  * databases, and is refused by every other one (other consumers' and the server's own).
  */
-export async function databaseProblems(stack: Stack): Promise<{ checked: number; problems: string[] }> {
+export async function databaseProblems(stack: Stack, exec: DatabaseExec = (service, env, argv) => stack.compose(['exec', '-T', ...env.flatMap((e) => ['-e', e]), service, ...argv])): Promise<{ checked: number; problems: string[] }> {
   const problems: string[] = [];
   let checked = 0;
   for (const server of stack.databaseServers()) {
@@ -105,10 +108,9 @@ export async function databaseProblems(stack: Stack): Promise<{ checked: number;
       const password = stack.env(consumer.passwordKey) ?? '';
       for (const database of all) {
         const own = consumer.databases.includes(database);
-        const args = server.kind === 'postgres'
-          ? ['exec', '-T', '-e', `PGPASSWORD=${password}`, server.id, 'psql', '-X', '-h', '127.0.0.1', '-U', consumer.user, '-d', database, '-tAc', 'select 1']
-          : ['exec', '-T', '-e', `MYSQL_PWD=${password}`, server.id, 'mysql', '-h', '127.0.0.1', '-u', consumer.user, database, '-e', 'select 1'];
-        const result = await stack.compose(args);
+        const result = server.kind === 'postgres'
+          ? await exec(server.id, [`PGPASSWORD=${password}`], ['psql', '-X', '-h', '127.0.0.1', '-U', consumer.user, '-d', database, '-tAc', 'select 1'])
+          : await exec(server.id, [`MYSQL_PWD=${password}`], ['mysql', '-h', '127.0.0.1', '-u', consumer.user, database, '-e', 'select 1']);
         checked++;
         if (own && result.code !== 0) problems.push(`${consumer.user} cannot connect to its own database ${database}: ${result.stderr.trim()}`);
         if (!own && result.code === 0) problems.push(`${consumer.user} connects to ${database}, which is not its own`);

@@ -186,7 +186,9 @@ export function manifestsByReference(catalogue: Catalogue): Map<string, Containe
 
 /** The image references a generated stack runs: its compose file's defaults and the images its scripts run. */
 export function stackImages(dir: string): string[] {
-  const compose = yaml.load(readFileSync(path.join(dir, 'docker-compose.yml'), 'utf8')) as { services: Record<string, { image?: string }> };
+  // a Compose stack, or a Swarm one (stack.yml names its images the same way)
+  const file = existsSync(path.join(dir, 'docker-compose.yml')) ? 'docker-compose.yml' : 'stack.yml';
+  const compose = yaml.load(readFileSync(path.join(dir, file), 'utf8')) as { services: Record<string, { image?: string }> };
   const refs = new Set<string>();
   for (const service of Object.values(compose.services)) {
     const m = /^\$\{[A-Z0-9_]+:-([^}]+)\}$/.exec(service.image ?? '');

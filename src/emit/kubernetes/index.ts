@@ -1,15 +1,13 @@
 // The Kubernetes target: a Kustomize base (kustomization.yaml at the bundle's root, objects under
 // kubernetes/) built from the one stack model, beside the plugin files, .env.example and the script that
 // turns .env into the per-service Secret files the kustomization's secretGenerator reads.
-import { fs } from '../../node-builtins.js';
-import path from 'node:path';
 import type { ProxyPlugin, ServicePlugin } from '../../catalogue/types.js';
 import { serviceFilePath, setupServiceName } from '../../model/layout.js';
 import { shellQuote } from '../escape.js';
 import { dumpYaml } from '../yaml-dump.js';
 import { ACME_CA_DEFAULT, ACME_CA_VARIABLE, imageRef, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackModel } from '../../model/model.js';
 import type { FragmentCache } from '../../cache/fragment-cache.js';
-import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../../templating.js';
+import { TargetTemplates } from '../target-templates.js';
 import { AUTH_SECRET, gatewayObjects, ISSUER_NAME, routeName } from './gateway.js';
 import { networkPolicies } from './network.js';
 import { configKey, filesConfigMap, memberFiles, secretName, SKILLS_CONFIGMAP, type Obj } from './pods.js';
@@ -27,22 +25,10 @@ export function namespaceOf(stackName: string): string {
   return stackName.replace(/_/g, '-');
 }
 
-export class KubernetesTemplates {
-  private readonly templates = new Map<string, CompiledTemplate>();
-
+/** README.md and scripts/secrets.sh of a Kubernetes bundle. */
+export class KubernetesTemplates extends TargetTemplates<'README.md' | 'secrets.sh'> {
   constructor(dir: string) {
-    for (const name of ['README.md', 'secrets.sh']) {
-      const file = path.join(dir, 'kubernetes', `${name}.eta`);
-      try {
-        this.templates.set(name, compileTemplate(fs.readFileSync(file, 'utf8')));
-      } catch (e) {
-        throw new Error(`bundle template ${file} does not compile: ${templateErrorMessage(e)}`);
-      }
-    }
-  }
-
-  render(name: 'README.md' | 'secrets.sh', data: object): string {
-    return renderTemplate(this.templates.get(name)!, data);
+    super(dir, 'kubernetes', ['README.md', 'secrets.sh']);
   }
 }
 

@@ -1,0 +1,106 @@
+// The Swarm stack file (`docker stack deploy -c stack.yml`), built as objects from the one model. Each
+// service starts from the Compose emitter's definition of it (composeDocument: the same images, variables,
+// mounts, health checks and hardening, so the targets cannot drift) and is then turned into what Swarm runs
+// (docs/decisions.md "Swarm"):
+//   restart → deploy.restart_policy; mem_limit and pids_limit → deploy.resources.limits;
+//   depends_on conditions → nothing (Swarm has no start order: health checks and restart policies instead);
+//   tmpfs and shm_size → tmpfs mounts in the long volume syntax (Swarm silently drops service-level tmpfs);
+//   one-shot setup containers → replicated-job services, retried until they succeed;
+//   security_opt → left out (Swarm ignores it: no-new-privileges is lost, the README says so);
+//   ports → only the public ones (the proxy's, with a domain), published in host mode so the proxy sees the
+//   client's address; Swarm cannot bind a port to one address, so nothing else is published.
+// Every ${VAR} stays a reference: scripts/deploy.sh gives `docker stack deploy` the values of .env.
+import * as yaml from 'js-yaml';
+import { composeDocument, NETWORK } from '../compose/compose.js';
+import { setupServiceName } from '../../model/layout.js';
+import { SOCKET_PROXY_NETWORK } from '../../model/socket-proxy.js';
+import type { StackModel } from '../../model/model.js';
+
+export const STACK_FILE = 'stack.yml';
+
+type Obj = Record<string, unknown>;
+
+const DUMP: yaml.DumpOptions = { lineWidth: -1, noRefs: true, quoteStyle: 'double', sortKeys: false };
+
+/** Compose keys Swarm has its own form for (or none): each is replaced below, never passed on. */
+const COMPOSE_ONLY = ['restart', 'depends_on', 'security_opt', 'mem_limit', 'pids_limit', 'shm_size', 'tmpfs', 'platform', 'ports', 'deploy'] as const;
+
+/** A restart that waits a little, so a service whose dependency is not up yet does not spin. */
+const RESTART_ALWAYS = { condition: 'any', delay: '5s' };
+/** A setup job tries again until its database server answers: 60 attempts 5 s apart. */
+const RESTART_SETUP = { condition: 'on-failure', delay: '5s', max_attempts: 60 };
+/**
+ * One task at a time, the old one stopped first (two tasks must not share a data volume); an update whose
+ * task fails or turns unhealthy within the monitor window is rolled back by Swarm itself.
+ */
+const UPDATE = { parallelism: 1, order: 'stop-first', failure_action: 'rollback', monitor: '30s' };
+const ROLLBACK = { parallelism: 1, order: 'stop-first', failure_action: 'pause' };
+
+/** The node label that places a stack's services with data (volumes, bundle files) on one node. */
+export function dataLabel(stackName: string): string {
+  return `stackwright.${stackName}`;
+}
+
+/** Docker's "2gb", "512m" as bytes (tmpfs mounts take a size in bytes). */
+export function sizeBytes(size: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)b?$/i.exec(size.trim());
+  if (!m) throw new Error(`not a size: ${size}`);
+  const power = { '': 0, k: 1, m: 2, g: 3, t: 4 }[m[2].toLowerCase() as '' | 'k' | 'm' | 'g' | 't'];
+  return Math.round(Number(m[1]) * 1024 ** power);
+}
+
+/** The architecture a node reports (node.platform.arch) for a Docker platform's. */
+const NODE_ARCH: Record<string, string> = { amd64: 'x86_64', arm64: 'aarch64', arm: 'armv7l' };
+
+/** The stack file as plain objects. */
+export function swarmDocument(model: StackModel): Obj {
+  const compose = composeDocument(model) as { services: Record<string, Obj>; volumes?: Obj; networks: Record<string, Obj> };
+  const setups = new Set([...new Set(model.databases.map((d) => d.server))].map(setupServiceName));
+  const services: Record<string, Obj> = {};
+  for (const [id, def] of Object.entries(compose.services)) services[id] = swarmService(model, id, def, setups.has(id));
+  const networks: Record<string, Obj> = { [NETWORK]: { driver: 'overlay', attachable: true } };
+  // the Docker API stays on a network with no way out, as in Compose
+  if (compose.networks[SOCKET_PROXY_NETWORK]) networks[SOCKET_PROXY_NETWORK] = { driver: 'overlay', internal: true };
+  return { services, networks, ...(compose.volumes ? { volumes: compose.volumes } : {}) };
+}
+
+function swarmService(model: StackModel, id: string, def: Obj, setup: boolean): Obj {
+  const out: Obj = {};
+  for (const [key, value] of Object.entries(def)) if (!(COMPOSE_ONLY as readonly string[]).includes(key)) out[key] = value;
+  // the messages of required values name this target's script
+  if (def.environment) out.environment = Object.fromEntries(Object.entries(def.environment as Record<string, string>).map(([k, v]) => [k, v.replace(/is empty: run scripts\/start\.sh/, 'is empty: run scripts/deploy.sh')]));
+  const volumes = [...((def.volumes as string[] | undefined) ?? [])] as unknown[];
+  for (const t of (def.tmpfs as string[] | undefined) ?? []) volumes.push({ type: 'tmpfs', target: t.split(':')[0] });
+  if (typeof def.shm_size === 'string') volumes.push({ type: 'tmpfs', target: '/dev/shm', tmpfs: { size: sizeBytes(def.shm_size) } });
+  if (volumes.length) out.volumes = volumes;
+  const ports = model.ports.filter((p) => p.plugin === id && p.public).map((p) => ({
+    target: p.container, published: `\${${p.variable}:-${p.host}}`, protocol: p.protocol, mode: 'host',
+  }));
+  if (ports.length) out.ports = ports;
+  const constraints: string[] = [];
+  // named volumes are local to a node, and the bundle's files are on the node it was deployed from
+  if ((def.volumes as string[] | undefined)?.length) constraints.push(`node.labels.${dataLabel(model.options.name)} == true`);
+  const platform = model.options.platform?.split('/');
+  if (platform) {
+    constraints.push(`node.platform.os == ${platform[0]}`);
+    if (platform[1]) constraints.push(`node.platform.arch == ${NODE_ARCH[platform[1]] ?? platform[1]}`);
+  }
+  out.deploy = {
+    ...(setup ? { mode: 'replicated-job' } : { mode: 'replicated', replicas: 1 }),
+    // a service name resolves to its task's own address, as in Compose: no virtual IP, which needs the
+    // kernel's IPVS (absent on some hosts, this test machine among them) and hides nothing a stack relies on
+    endpoint_mode: 'dnsrr',
+    restart_policy: setup ? RESTART_SETUP : RESTART_ALWAYS,
+    resources: { limits: { memory: def.mem_limit, pids: def.pids_limit } },
+    ...(setup ? {} : { update_config: UPDATE, rollback_config: ROLLBACK }),
+    ...(constraints.length ? { placement: { constraints } } : {}),
+  };
+  return out;
+}
+
+/** stack.yml's text. */
+export function buildStackFile(model: StackModel): string {
+  return `# Generated by Stackwright for stack "${model.options.name}" (Docker Swarm). Deploy it with scripts/deploy.sh,\n`
+    + '# which creates .env from .env.example, fills in the secrets and gives docker stack deploy its values.\n'
+    + yaml.dump(swarmDocument(model), DUMP);
+}

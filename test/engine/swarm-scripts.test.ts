@@ -1,0 +1,164 @@
+// The Swarm bundle's scripts run for real, against a stand-in `docker` on PATH that records its calls (and the
+// environment `docker stack deploy` got): .env creation, the data label, the values passed to the stack
+// file, re-runs, required keys, an engine that is no Swarm manager, an update that fails and rolls back,
+// rollback.sh, remove.sh and status.sh. The real engine runs them in test/real-engine/swarm.engine-pending.ts (not yet in CI: docs/testing.md).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { readConfig } from '../../src/config.js';
+import { Generator } from '../../src/pipeline/generate.js';
+import { envExampleKeys, writeBundle } from '../support/bundle.js';
+import { shippedCatalogue } from '../support/server.js';
+
+const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir, 100);
+
+/**
+ * FAKE_NOT_MANAGER: the engine is no Swarm manager. FAKE_DEPLOYED: `stack ls` lists the stack. FAKE_UPDATE_FAILS:
+ * once `stack deploy` ran with a *_IMAGE ending in :broken, the services report a paused update (Swarm's
+ * failure_action seen from outside) until a `service rollback`. FAKE_TASK_ERROR: status finds a failing task.
+ */
+function setup(request: Parameters<Generator['generate']>[0]) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-swarm-scripts-'));
+  const dir = path.join(root, request.name);
+  writeBundle(dir, generator.generate({ ...request, deploymentType: 'swarm' }).files);
+  const bin = path.join(root, 'bin');
+  fs.mkdirSync(bin);
+  const log = path.join(root, 'docker.log');
+  const deployed = path.join(root, 'deploy-env');
+  fs.writeFileSync(path.join(bin, 'docker'), `#!/usr/bin/env bash
+echo "$*" >> ${JSON.stringify(log)}
+case "$*" in
+  "info --format {{.Swarm.ControlAvailable}}") [ -n "\${FAKE_NOT_MANAGER:-}" ] && echo false || echo true ;;
+  "info --format {{.Swarm.NodeID}}") echo n1 ;;
+  "node ls -q --filter node.label="*) grep -q '^node update' ${JSON.stringify(log)} && echo n1 ;;
+  "stack deploy "*)
+    env | grep -E '^[A-Z0-9_]+=' | sort > ${JSON.stringify(deployed)}
+    if [ -n "\${FAKE_UPDATE_FAILS:-}" ] && env | grep -qE '_IMAGE=.*:broken$'; then touch ${JSON.stringify(`${root}/broken`)}; fi ;;
+  "stack ls "*) [ -n "\${FAKE_DEPLOYED:-}" ] && echo "$STACK_NAME_FOR_FAKE" ;;
+  "stack services "*) printf '%s_openclaw replicated 1/1\\n%s_postgresql replicated 1/1 (max 1 per node)\\n%s_postgresql-setup replicated-job 0/1 (1/1 completed)\\n' "$3" "$3" "$3" ;;
+  "service inspect --format "*)
+    if [ -e ${JSON.stringify(`${root}/broken`)} ] && [[ "$*" == *_openclaw ]]; then echo "paused $(date +%s)"; fi ;;
+  # a service exists once a stack deploy ran
+  "service inspect "*) grep -q '^stack deploy' ${JSON.stringify(log)} || exit 1 ;;
+  "service rollback "*) rm -f ${JSON.stringify(`${root}/broken`)} ;;
+  "stack ps "*) [ -n "\${FAKE_TASK_ERROR:-}" ] && printf 'x_openclaw.1\\tn1\\tRejected 3 seconds ago\\tNo such image: openclaw:broken\\n' ;;
+  "run --rm -i "*) cat >/dev/null; printf 'stackwright:$2y$10$0123456789abcdefghijkuVWXYZ0123456789abcdefghijklmnopq\\n\\n' ;;
+esac
+exit 0
+`, { mode: 0o755 });
+  const env = (extra: Record<string, string>) => ({ PATH: `${bin}:/usr/bin:/bin`, HOME: root, STACK_START_TIMEOUT: '5', STACK_NAME_FOR_FAKE: request.name, ...extra });
+  const run = (script: string, args: string[] = [], extra: Record<string, string> = {}) =>
+    spawnSync('bash', [path.join(dir, script), ...args], { cwd: root, env: env(extra), encoding: 'utf8', timeout: 60_000 });
+  const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : []);
+  const deployEnv = () => envExampleKeys(fs.readFileSync(deployed, 'utf8'));
+  return { dir, run, calls, deployEnv };
+}
+
+const REQUEST = { name: 'swarmy', preset: 'automation-hub', proxy: 'caddy', domain: 'example.com' } as const;
+
+describe('the Swarm scripts', () => {
+  test('deploy.sh: .env with every secret, the proxy login, the data label once, .env passed to docker stack deploy, safe to run again', () => {
+    const { dir, run, calls, deployEnv } = setup(REQUEST);
+    const first = run('scripts/deploy.sh');
+    assert.equal(first.status, 0, first.stderr + first.stdout);
+    assert.match(first.stdout, /labelled this node stackwright\.swarmy=true/);
+    assert.match(first.stdout, /the stack "swarmy" is up/);
+    const env = envExampleKeys(fs.readFileSync(path.join(dir, '.env'), 'utf8'));
+    assert.equal(fs.statSync(path.join(dir, '.env')).mode & 0o777, 0o600);
+    assert.match(env.get('POSTGRESQL_POSTGRES_PASSWORD')!, /^[A-Za-z0-9]{32}$/);
+    // docker stack deploy got every value of .env, secrets included, and the stack file with the stack's name
+    for (const [key, value] of env) assert.equal(deployEnv().get(key) ?? '', value, key);
+    assert.ok(calls().includes('stack deploy --prune --detach=true --resolve-image always -c stack.yml swarmy'), calls().join('\n'));
+    assert.match(fs.readFileSync(path.join(dir, 'caddy/basic-auth.caddy'), 'utf8'), /admin \$2y\$10\$/);
+    const before = fs.readFileSync(path.join(dir, '.env'), 'utf8');
+    const again = run('scripts/deploy.sh', [], { STACK_RESOLVE_IMAGE: 'never' });
+    assert.equal(again.status, 0, again.stderr);
+    assert.equal(fs.readFileSync(path.join(dir, '.env'), 'utf8'), before, '.env is kept');
+    assert.equal(calls().filter((c) => c.startsWith('node update')).length, 1, 'the node is labelled once');
+    assert.ok(calls().includes('stack deploy --prune --detach=true --resolve-image never -c stack.yml swarmy'));
+    // the login was new before the proxy ran, then unchanged: the proxy is never restarted
+    assert.ok(!calls().some((c) => c.startsWith('service update')), calls().join('\n'));
+    // a new password reaches the running proxy through a restart
+    fs.appendFileSync(path.join(dir, '.env'), 'STACK_PROXY_PASSWORD=another-one\n');
+    assert.equal(run('scripts/deploy.sh').status, 0);
+    assert.ok(calls().includes('service update --quiet --force swarmy_caddy'), calls().join('\n'));
+  });
+
+  test('deploy.sh stops before deploying on an engine that is no Swarm manager, and on a required value .env lacks', () => {
+    const { run, calls } = setup(REQUEST);
+    const res = run('scripts/deploy.sh', [], { FAKE_NOT_MANAGER: '1' });
+    assert.equal(res.status, 1);
+    assert.match(res.stderr, /not a Swarm manager: run 'docker swarm init'/);
+    assert.ok(!calls().some((c) => c.startsWith('stack deploy')));
+    const needs = setup({ name: 'needy', services: ['cloudflared'] });
+    const missing = needs.run('scripts/deploy.sh');
+    assert.equal(missing.status, 1, missing.stdout);
+    assert.match(missing.stderr, /set CLOUDFLARED_\w+ in \.env/);
+    assert.ok(!needs.calls().some((c) => c.startsWith('stack deploy')));
+  });
+
+  test('update.sh: a failed update is rolled back with docker service rollback and .env names the previous image again; rollback.sh returns to the recorded images', () => {
+    const { dir, run, calls, deployEnv } = setup(REQUEST);
+    assert.equal(run('scripts/deploy.sh').status, 0);
+    const envFile = path.join(dir, '.env');
+    const image = () => envExampleKeys(fs.readFileSync(envFile, 'utf8')).get('OPENCLAW_IMAGE');
+    const original = image();
+    assert.ok(original, '.env names the image');
+    const bad = run('scripts/update.sh', ['openclaw=example/openclaw:broken'], { FAKE_UPDATE_FAILS: '1' });
+    assert.equal(bad.status, 1, bad.stdout);
+    assert.match(bad.stderr, /update failed: swarmy_openclaw \(update paused\)/);
+    assert.ok(calls().includes('service rollback --quiet swarmy_openclaw'), calls().join('\n'));
+    assert.match(bad.stderr, /back on their previous images/);
+    assert.equal(image(), original, '.env names the previous image again');
+    assert.match(deployEnv().get('OPENCLAW_IMAGE')!, /:broken$/, 'the failed deploy had the new image');
+    // a good update, then back
+    const good = run('scripts/update.sh', ['openclaw=example/openclaw:2']);
+    assert.equal(good.status, 0, good.stderr);
+    assert.equal(image(), 'example/openclaw:2');
+    assert.equal(run('scripts/rollback.sh').status, 0);
+    assert.equal(image(), original);
+    assert.equal(deployEnv().get('OPENCLAW_IMAGE'), original, 'deployed with the image before the update');
+    assert.equal(run('scripts/rollback.sh').status, 0, 'safe to run again');
+    const unknown = run('scripts/update.sh', ['nosuch=x:1']);
+    assert.equal(unknown.status, 1);
+    assert.match(unknown.stderr, /no service "nosuch" in this stack/);
+  });
+
+  test('remove.sh is a no-op when the stack is not deployed and removes it when it is; status.sh names a failing task', () => {
+    const { run, calls } = setup(REQUEST);
+    const none = run('scripts/remove.sh');
+    assert.equal(none.status, 0);
+    assert.match(none.stdout, /not deployed: nothing to remove/);
+    assert.ok(!calls().some((c) => c.startsWith('stack rm')));
+    const removed = run('scripts/remove.sh', [], { FAKE_DEPLOYED: '1' });
+    assert.equal(removed.status, 0, removed.stderr);
+    assert.ok(calls().includes('stack rm swarmy'));
+    assert.equal(run('scripts/status.sh', [], { FAKE_DEPLOYED: '1' }).status, 0);
+    const failing = run('scripts/status.sh', [], { FAKE_DEPLOYED: '1', FAKE_TASK_ERROR: '1' });
+    assert.equal(failing.status, 1);
+    assert.match(failing.stdout, /No such image: openclaw:broken/);
+    assert.equal(run('scripts/status.sh').status, 3, 'not deployed');
+  });
+
+  // ShellCheck takes seconds per bundle: the shapes the templates branch on (database jobs, proxy login or
+  // none, required keys, the Docker socket proxy, no volumes)
+  const lint: Parameters<Generator['generate']>[0][] = [
+    { name: 'lint', preset: 'automation-hub', proxy: 'traefik', domain: 'example.com' },
+    { name: 'lint', preset: 'dev-sandbox', proxy: 'none' },
+    { name: 'lint', services: ['cloudflared', 'portainer'], proxy: 'nginx' },
+    { name: 'lint', services: ['cyberchef'], proxy: 'caddy', domain: 'example.com' },
+  ];
+  test('the scripts pass ShellCheck, for each shape of stack the templates branch on', () => {
+    for (const request of lint) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-swarm-lint-'));
+      writeBundle(dir, generator.generate({ ...request, deploymentType: 'swarm' }).files);
+      const scripts = fs.readdirSync(path.join(dir, 'scripts')).map((f) => `scripts/${f}`);
+      const res = spawnSync('shellcheck', ['-x', '-S', 'warning', ...scripts], { cwd: dir, encoding: 'utf8' });
+      assert.equal(res.status, 0, `${JSON.stringify(request)}: ${res.stdout}${res.stderr}`);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
