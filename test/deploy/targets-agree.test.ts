@@ -164,7 +164,8 @@ const presets = allPresets.filter((p) => !catalogue.presets.get(p)!.manifest.ser
   return m.dockerApi || (m.hostMounts ?? []).some((h) => h.source.endsWith('docker.sock'));
 }));
 
-describe('Compose and Kubernetes agree, per preset', () => {
+// three presets at a time: most of each is waiting for docker compose config, kubectl and the scripts
+describe('Compose and Kubernetes agree, per preset', { concurrency: 3 }, () => {
   for (const preset of presets) {
     test(preset, async () => {
       const request = { name: 'agree', preset, proxy: 'traefik', domain: 'example.com' };
@@ -183,7 +184,7 @@ describe('Compose and Kubernetes agree, per preset', () => {
   }
 });
 
-describe('Compose and Swarm agree, per preset', () => {
+describe('Compose and Swarm agree, per preset', { concurrency: 3 }, () => {
   for (const preset of allPresets) {
     test(preset, async () => {
       const request = { name: 'agree', preset, proxy: 'traefik', domain: 'example.com' };
