@@ -23,8 +23,6 @@ function kitFor(reference: string): { dir: string; version?: string } | undefine
   // close stand-ins: another program in the upstream one's place
   if (name === 'httpd') return { dir: 'htpasswd' };
   if (name === 'mysql') return { dir: 'mariadb' };
-  // while the valkey kit is unproven (programs.ts), Debian's Redis with valkey-* links stands in
-  if (name === 'valkey/valkey') return { dir: 'redis' };
   if (name === 'alpine') return { dir: 'helper' };
   return undefined;
 }
