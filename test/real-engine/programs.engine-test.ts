@@ -20,30 +20,35 @@ import { ciOrAll } from './tiers.js';
 // `unproven`: the stack's kits are not yet proven (programs.ts), so it runs them with STACKWRIGHT_UNPROVEN_KITS=1.
 export const PROGRAM_STACKS: { label: string; inCi: boolean; unproven?: true; request: Record<string, unknown> }[] = [
   {
-    label: 'Debian-packaged programs behind Caddy: MQTT broker, key-value store, push notifications, metrics and alerting, a feed reader on PostgreSQL',
+    label: 'Debian-packaged programs behind Caddy: MQTT broker, key-value store, push notifications, metrics and alerting',
     inCi: true,
     request: {
       name: 'e2e-programs',
       primaryFramework: 'nanobot',
-      services: ['mosquitto', 'valkey', 'ntfy', 'victoria-metrics', 'alertmanager', 'miniflux', 'postgresql'],
+      services: ['mosquitto', 'valkey', 'ntfy', 'victoria-metrics', 'alertmanager'],
       proxy: 'caddy',
     },
   },
   {
-    label: 'more Debian-packaged programs behind Caddy: messaging, coordination, Prometheus and its exporter, backups',
+    label: 'more Debian-packaged programs behind Caddy: messaging, coordination, Prometheus and its exporter, backups, a feed reader on PostgreSQL',
     inCi: false,
     request: {
       name: 'e2e-more-programs',
       primaryFramework: 'nanobot',
-      services: ['nats', 'etcd', 'prometheus', 'node-exporter', 'restic-rest-server', 'rabbitmq'],
+      services: ['nats', 'etcd', 'prometheus', 'node-exporter', 'restic-rest-server', 'rabbitmq', 'miniflux', 'postgresql'],
       proxy: 'caddy',
     },
   },
   {
     label: 'npm-packaged programs behind nginx: Node-RED, and Unleash on PostgreSQL',
     inCi: false,
-    unproven: true,
     request: { name: 'e2e-npm-programs', primaryFramework: 'nanobot', services: ['node-red', 'unleash', 'postgresql'], proxy: 'nginx' },
+  },
+  {
+    label: 'n8n from npm on PostgreSQL behind nginx',
+    inCi: false,
+    unproven: true,
+    request: { name: 'e2e-n8n-program', primaryFramework: 'nanobot', services: ['n8n', 'postgresql'], proxy: 'nginx' },
   },
 ];
 

@@ -20,6 +20,8 @@ export interface RealProgram {
   perTag?: true;
   /** the npm package the kit installs (at `version`, or at the tag with perTag) */
   npm?: string;
+  /** npm `overrides` for that install (a dependency the package names by a URL the kit cannot reach) */
+  npmOverrides?: Record<string, string>;
   /** what differs from the upstream image beyond the version */
   note?: string;
   /**
@@ -49,8 +51,10 @@ export const REAL_PROGRAMS: RealProgram[] = [
   { images: ['quay.io/prometheus/node-exporter'], dir: 'node-exporter', program: 'node_exporter', from: 'Debian trixie', version: '1.9.0', versionCommand: ['/bin/node_exporter', '--version'] },
   { images: ['restic/rest-server'], dir: 'rest-server', program: 'rest-server', from: 'Debian trixie', version: '0.13.0', versionCommand: ['rest-server', '--version'] },
   { images: ['rabbitmq'], dir: 'rabbitmq', program: 'RabbitMQ', from: 'Debian trixie', version: '4.0.5', versionCommand: ['rabbitmq-diagnostics', '--version'] },
-  { images: ['nodered/node-red'], dir: 'node-red', program: 'Node-RED', from: 'npm', npm: 'node-red', version: '5.0.4', versionCommand: ['node', '-p', "require('/usr/src/node-red/node_modules/node-red/package.json').version"], proven: false },
-  { images: ['unleashorg/unleash-server'], dir: 'unleash', program: 'Unleash', from: 'npm', npm: 'unleash-server', version: '8.2.0', versionCommand: ['node', '-p', "require('/unleash/node_modules/unleash-server/package.json').version"], note: '8.1.0 is not on npm', proven: false },
+  { images: ['nodered/node-red'], dir: 'node-red', program: 'Node-RED', from: 'npm', npm: 'node-red', version: '5.0.4', versionCommand: ['node', '-p', "require('/usr/src/node-red/node_modules/node-red/package.json').version"] },
+  // n8n-nodes-base names xlsx by a cdn.sheetjs.com tarball (0.20.x) that npm cannot fetch here: npm's 0.18.5 instead
+  { images: ['n8nio/n8n'], dir: 'n8n', program: 'n8n', from: 'npm', npm: 'n8n', npmOverrides: { xlsx: '0.18.5' }, version: '1.123.81', versionCommand: ['node', '-p', "require('/usr/local/lib/n8n/node_modules/n8n/package.json').version"], note: 'xlsx 0.18.5 from npm in place of the 0.20 tarball from cdn.sheetjs.com', proven: false },
+  { images: ['unleashorg/unleash-server'], dir: 'unleash', program: 'Unleash', from: 'npm', npm: 'unleash-server', version: '8.2.0', versionCommand: ['node', '-p', "require('/unleash/node_modules/unleash-server/package.json').version"], note: '8.1.0 is not on npm' },
 ];
 
 /** Whether the tier runs unproven kits too (STACKWRIGHT_UNPROVEN_KITS=1, as programs.engine-test.ts sets for a stack of unproven kits). */
