@@ -29,16 +29,16 @@ export function containerProblems(containers: ContainerState[]): string[] {
 /**
  * Every route of the README through the proxy: a route behind the proxy's basic auth answers 401 without
  * credentials and 2xx/3xx with the ones in .env; a route to an app with its own login reaches the app
- * (any answer from it but a proxy error: 502, 503, 504).
+ * (any answer from it but a proxy error: 502, 503, 504). `port`: the proxy's host port where .env moved it.
  */
-export async function routeProblems(stack: Stack, { resolveTo = '127.0.0.1', ca }: { resolveTo?: string; ca?: string } = {}): Promise<string[]> {
+export async function routeProblems(stack: Stack, { resolveTo = '127.0.0.1', ca, port }: { resolveTo?: string; ca?: string; port?: number } = {}): Promise<string[]> {
   const problems: string[] = [];
   const user = stack.env('STACK_PROXY_USER') ?? 'admin';
   const password = stack.env('STACK_PROXY_PASSWORD') ?? '';
   for (const route of stack.routes()) {
     const url = new URL(route.url);
     const gated = /proxy basic auth/.test(route.login);
-    const ask = (headers: Record<string, string>) => request(url, resolveTo, headers, ca);
+    const ask = (headers: Record<string, string>) => request(url, resolveTo, headers, ca, port);
     const anonymous = await ask({});
     if (gated) {
       if (anonymous.status !== 401) problems.push(`${route.url}: ${anonymous.status} without credentials (want 401)`);
@@ -51,12 +51,15 @@ export async function routeProblems(stack: Stack, { resolveTo = '127.0.0.1', ca 
   return problems;
 }
 
-/** One request to a route's URL, sent to the local proxy whatever its host name resolves to (with SNI for HTTPS). */
-function request(url: URL, address: string, headers: Record<string, string>, ca?: string): Promise<{ status: number; error?: string }> {
+/**
+ * One request to a route's URL, sent to the local proxy whatever its host name resolves to (with SNI for HTTPS),
+ * on `port` where the stack's .env moved the proxy's host port away from the URL's.
+ */
+function request(url: URL, address: string, headers: Record<string, string>, ca?: string, port?: number): Promise<{ status: number; error?: string }> {
   const secure = url.protocol === 'https:';
   const options = {
     host: address,
-    port: Number(url.port || (secure ? 443 : 80)),
+    port: port ?? Number(url.port || (secure ? 443 : 80)),
     path: `${url.pathname}${url.search}`,
     headers: { host: url.host, ...headers },
     servername: url.hostname,

@@ -23,8 +23,6 @@ function kitFor(reference: string): { dir: string; version?: string } | undefine
   // close stand-ins: another program in the upstream one's place
   if (name === 'httpd') return { dir: 'htpasswd' };
   if (name === 'mysql') return { dir: 'mariadb' };
-  // while the valkey kit is unproven (programs.ts), Debian's Redis with valkey-* links stands in
-  if (name === 'valkey/valkey') return { dir: 'redis' };
   if (name === 'alpine') return { dir: 'helper' };
   return undefined;
 }
@@ -56,10 +54,11 @@ function buildKit(dir: string, version = 'latest'): Promise<string> {
   let done = built.get(tag);
   if (!done) {
     done = (async () => {
-      const npm = REAL_PROGRAMS.find((p) => p.dir === dir)?.npm;
+      const program = REAL_PROGRAMS.find((p) => p.dir === dir);
+      const npm = program?.npm;
       // an npm kit's context is made by npm install, so Docker's cache cannot see it unchanged: built once per tag
       if (npm && (await imageExists(tag))) return tag;
-      const context = npm ? await npmContext(dir, npm, version) : path.join(KIT_DIR, dir);
+      const context = npm ? await npmContext(dir, npm, version, program?.npmOverrides) : path.join(KIT_DIR, dir);
       await dockerOk(['build', '-q', '-t', tag, context], { timeoutMs: 900_000 });
       return tag;
     })();
@@ -75,7 +74,7 @@ function buildKit(dir: string, version = 'latest'): Promise<string> {
  * per kit and version under the temporary directory and reused (it takes minutes; it needs no engine, so
  * `npmContext` can run ahead of a locked engine run).
  */
-export async function npmContext(dir: string, npmPackage: string, version: string): Promise<string> {
+export async function npmContext(dir: string, npmPackage: string, version: string, overrides?: Record<string, string>): Promise<string> {
   const [major, minor] = process.versions.node.split('.').map(Number);
   if (major < 22 || (major === 22 && minor < 14)) throw new Error(`the npm kits need Node 22.14 or newer; the tests run on ${process.version}`);
   const context = path.join(os.tmpdir(), 'stackwright-npm-kits', `${dir}-${version}`);
@@ -83,7 +82,7 @@ export async function npmContext(dir: string, npmPackage: string, version: strin
   if (!existsSync(installed)) {
     rmSync(path.join(context, 'app'), { recursive: true, force: true });
     mkdirSync(path.join(context, 'app'), { recursive: true });
-    writeFileSync(path.join(context, 'app', 'package.json'), JSON.stringify({ private: true }));
+    writeFileSync(path.join(context, 'app', 'package.json'), JSON.stringify({ private: true, ...(overrides ? { overrides } : {}) }));
     const npm = await command('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--omit=dev', `${npmPackage}@${version}`], { cwd: path.join(context, 'app'), timeoutMs: 900_000 });
     if (npm.code !== 0) throw new Error(`npm install ${npmPackage}@${version} failed:\n${npm.stderr.slice(-2000)}`);
     writeFileSync(installed, `${npmPackage}@${version}\n`);

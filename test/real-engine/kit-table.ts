@@ -18,7 +18,6 @@ export const END = '<!-- /kit-table -->';
 /** Close stand-ins: another program in the upstream one's place (images.ts kitFor). */
 const CLOSE_STANDINS: Record<string, string> = {
   mysql: "close stand-in: Debian's MariaDB 11.8 (same protocol and client programs)",
-  'valkey/valkey': "close stand-in: Debian's Redis 8 with valkey-server/valkey-cli links",
   'ollama/ollama': 'stub model server (test/stub-model) on the generic stand-in',
   'ghcr.io/ggml-org/llama.cpp': 'stub model server (test/stub-model) answering as llama.cpp, on the generic stand-in',
   'vllm/vllm-openai': 'stub model server (test/stub-model) answering as vLLM, on the generic stand-in',

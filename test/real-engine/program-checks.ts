@@ -304,6 +304,32 @@ export const PROGRAM_CHECKS: Record<string, ProgramCheck> = {
     },
   },
 
+  n8n: {
+    proves: 'n8n reads the rendered DB_* settings and migrates its schema on the real PostgreSQL as its own role; the owner account set up on the first visit logs in after a restart (in the database, with N8N_ENCRYPTION_KEY unchanged) and a wrong password does not',
+    async check(stack) {
+      const problems: string[] = [];
+      const tables = await n8nSql(stack, "select count(*) from pg_tables where schemaname = 'public' and tableowner = 'n8n'");
+      expect(problems, 'n8n\'s tables in its own database, owned by its role', tables, /^[1-9]\d+\s*$/);
+      expect(problems, 'its migrations recorded', await n8nSql(stack, 'select count(*) from migrations'), /^[1-9]\d*\s*$/);
+      return problems;
+    },
+    async write(stack) {
+      const problems: string[] = [];
+      const settings = await nodeHttp(stack, 'n8n', 'http://127.0.0.1:5678/rest/settings');
+      if (!/"showSetupOnFirstLoad":true/.test(settings.stdout)) problems.push(`the first visit is not offered the owner setup: ${out(settings)}`);
+      const setup = await nodeHttp(stack, 'n8n', 'http://127.0.0.1:5678/rest/owner/setup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: N8N_OWNER.email, firstName: 'Stack', lastName: 'Wright', password: N8N_OWNER.password }) });
+      expectStatus(problems, 'set up the owner', setup, [200, 201]);
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      const login = (password: string) => nodeHttp(stack, 'n8n', 'http://127.0.0.1:5678/rest/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ emailOrLdapLoginId: N8N_OWNER.email, email: N8N_OWNER.email, password }) });
+      expectStatus(problems, 'the owner logs in after the restart', await login(N8N_OWNER.password), [200]);
+      expectStatus(problems, 'a wrong password', await login(`${N8N_OWNER.password}x`), [401]);
+      return problems;
+    },
+  },
+
   unleash: {
     proves: 'Unleash reads DATABASE_URL, migrates its schema on the real PostgreSQL and creates the .env admin and the INIT_*_API_TOKENS: the admin logs in and a wrong password does not, the admin token is accepted and a wrong one refused, the backend token reads the client API',
     async check(stack) {
@@ -322,6 +348,14 @@ export const PROGRAM_CHECKS: Record<string, ProgramCheck> = {
     },
   },
 };
+
+/** The owner the n8n check sets up on the first visit (n8n asks for 8+ characters, a digit and a capital). */
+const N8N_OWNER = { email: 'owner@stackwright.test', password: 'Stackwright-check-1' };
+
+/** One query in n8n's own database, as the stack's PostgreSQL superuser. */
+function n8nSql(stack: Stack, query: string): Promise<CommandResult> {
+  return exec(stack, 'postgresql', ['psql', '-X', '-U', stack.env('POSTGRESQL_POSTGRES_USER') ?? 'stack', '-d', 'n8n', '-tAc', query]);
+}
 
 /** An editor API token for Node-RED's .env admin. */
 async function nodeRedToken(stack: Stack): Promise<string> {

@@ -20,10 +20,12 @@ export interface RealProgram {
   perTag?: true;
   /** the npm package the kit installs (at `version`, or at the tag with perTag) */
   npm?: string;
+  /** npm `overrides` for that install (a dependency the package names by a URL the kit cannot reach) */
+  npmOverrides?: Record<string, string>;
   /** what differs from the upstream image beyond the version */
   note?: string;
   /**
-   * false while the kit has not yet passed programs.engine-pending.ts on an engine: the tier then keeps the generic
+   * false while the kit has not yet passed programs.engine-test.ts on an engine: the tier then keeps the generic
    * stand-in (or the close stand-in it had) for these images unless STACKWRIGHT_UNPROVEN_KITS=1, so an unproven
    * kit never decides a CI run. Proven kits leave it out.
    */
@@ -37,23 +39,25 @@ export const REAL_PROGRAMS: RealProgram[] = [
   { images: ['nginx'], dir: 'nginx', program: 'nginx', from: 'Debian trixie', version: '1.26', versionCommand: ['nginx', '-v'], note: 'no ACME module (Debian does not package it)' },
   { images: ['caddy'], dir: 'caddy', program: 'Caddy', from: 'Debian trixie-backports', version: '2.11.2', versionCommand: ['caddy', 'version'] },
   { images: ['ghcr.io/openclaw/openclaw'], dir: 'openclaw', program: 'OpenClaw', from: 'npm', npm: 'openclaw', version: 'the pin', perTag: true },
-  { images: ['valkey/valkey'], dir: 'valkey', program: 'Valkey', from: 'Debian trixie', version: '8.1.1', versionCommand: ['valkey-server', '--version'], proven: false },
-  { images: ['eclipse-mosquitto'], dir: 'mosquitto', program: 'Mosquitto', from: 'Debian trixie', version: '2.0.21', versionCommand: ['mosquitto', '-h'], proven: false },
-  { images: ['miniflux/miniflux'], dir: 'miniflux', program: 'Miniflux', from: 'Debian trixie', version: '2.2.6', versionCommand: ['miniflux', '-version'], proven: false },
-  { images: ['binwiederhier/ntfy'], dir: 'ntfy', program: 'ntfy', from: 'Debian trixie', version: '2.11.0', versionCommand: ['ntfy', '--version'], proven: false },
-  { images: ['nats'], dir: 'nats', program: 'NATS server', from: 'Debian trixie', version: '2.10.27', versionCommand: ['nats-server', '--version'], proven: false },
-  { images: ['quay.io/coreos/etcd'], dir: 'etcd', program: 'etcd', from: 'Debian trixie', version: '3.5.16', versionCommand: ['etcd', '--version'], proven: false },
-  { images: ['victoriametrics/victoria-metrics'], dir: 'victoria-metrics', program: 'VictoriaMetrics', from: 'Debian trixie', version: '1.112.0', versionCommand: ['/victoria-metrics-prod', '-version'], proven: false },
-  { images: ['prom/alertmanager'], dir: 'alertmanager', program: 'Alertmanager', from: 'Debian trixie', version: '0.28.1', versionCommand: ['/bin/alertmanager', '--version'], proven: false },
-  { images: ['prom/prometheus'], dir: 'prometheus', program: 'Prometheus', from: 'Debian trixie', version: '2.53.3', versionCommand: ['/bin/prometheus', '--version'], note: 'one major behind the pin (3.x): 3.x-only settings are not exercised', proven: false },
-  { images: ['quay.io/prometheus/node-exporter'], dir: 'node-exporter', program: 'node_exporter', from: 'Debian trixie', version: '1.9.0', versionCommand: ['/bin/node_exporter', '--version'], proven: false },
-  { images: ['restic/rest-server'], dir: 'rest-server', program: 'rest-server', from: 'Debian trixie', version: '0.13.0', versionCommand: ['rest-server', '--version'], proven: false },
-  { images: ['rabbitmq'], dir: 'rabbitmq', program: 'RabbitMQ', from: 'Debian trixie', version: '4.0.5', versionCommand: ['rabbitmq-diagnostics', '--version'], proven: false },
-  { images: ['nodered/node-red'], dir: 'node-red', program: 'Node-RED', from: 'npm', npm: 'node-red', version: '5.0.4', versionCommand: ['node', '-p', "require('/usr/src/node-red/node_modules/node-red/package.json').version"], proven: false },
-  { images: ['unleashorg/unleash-server'], dir: 'unleash', program: 'Unleash', from: 'npm', npm: 'unleash-server', version: '8.2.0', versionCommand: ['node', '-p', "require('/unleash/node_modules/unleash-server/package.json').version"], note: '8.1.0 is not on npm', proven: false },
+  { images: ['valkey/valkey'], dir: 'valkey', program: 'Valkey', from: 'Debian trixie', version: '8.1.1', versionCommand: ['valkey-server', '--version'] },
+  { images: ['eclipse-mosquitto'], dir: 'mosquitto', program: 'Mosquitto', from: 'Debian trixie', version: '2.0.21', versionCommand: ['mosquitto', '-h'] },
+  { images: ['miniflux/miniflux'], dir: 'miniflux', program: 'Miniflux', from: 'Debian trixie', version: '2.2.6', versionCommand: ['miniflux', '-version'] },
+  { images: ['binwiederhier/ntfy'], dir: 'ntfy', program: 'ntfy', from: 'Debian trixie', version: '2.11.0', versionCommand: ['ntfy', '--version'] },
+  { images: ['nats'], dir: 'nats', program: 'NATS server', from: 'Debian trixie', version: '2.10.27', versionCommand: ['nats-server', '--version'] },
+  { images: ['quay.io/coreos/etcd'], dir: 'etcd', program: 'etcd', from: 'Debian trixie', version: '3.5.16', versionCommand: ['etcd', '--version'] },
+  { images: ['victoriametrics/victoria-metrics'], dir: 'victoria-metrics', program: 'VictoriaMetrics', from: 'Debian trixie', version: '1.112.0', versionCommand: ['dpkg-query', '-W', '-f=${Version}', 'victoria-metrics'], note: 'Debian builds it without its version stamp (-version prints nothing)' },
+  { images: ['prom/alertmanager'], dir: 'alertmanager', program: 'Alertmanager', from: 'Debian trixie', version: '0.28.1', versionCommand: ['/bin/alertmanager', '--version'] },
+  { images: ['prom/prometheus'], dir: 'prometheus', program: 'Prometheus', from: 'Debian trixie', version: '2.53.3', versionCommand: ['/bin/prometheus', '--version'], note: 'one major behind the pin (3.x): 3.x-only settings are not exercised' },
+  { images: ['quay.io/prometheus/node-exporter'], dir: 'node-exporter', program: 'node_exporter', from: 'Debian trixie', version: '1.9.0', versionCommand: ['/bin/node_exporter', '--version'] },
+  { images: ['restic/rest-server'], dir: 'rest-server', program: 'rest-server', from: 'Debian trixie', version: '0.13.0', versionCommand: ['rest-server', '--version'] },
+  { images: ['rabbitmq'], dir: 'rabbitmq', program: 'RabbitMQ', from: 'Debian trixie', version: '4.0.5', versionCommand: ['rabbitmq-diagnostics', '--version'] },
+  { images: ['nodered/node-red'], dir: 'node-red', program: 'Node-RED', from: 'npm', npm: 'node-red', version: '5.0.4', versionCommand: ['node', '-p', "require('/usr/src/node-red/node_modules/node-red/package.json').version"] },
+  // n8n-nodes-base names xlsx by a cdn.sheetjs.com tarball (0.20.x) that npm cannot fetch here: npm's 0.18.5 instead
+  { images: ['n8nio/n8n'], dir: 'n8n', program: 'n8n', from: 'npm', npm: 'n8n', npmOverrides: { xlsx: '0.18.5' }, version: '1.123.81', versionCommand: ['node', '-p', "require('/usr/local/lib/n8n/node_modules/n8n/package.json').version"], note: 'xlsx 0.18.5 from npm in place of the 0.20 tarball from cdn.sheetjs.com', proven: false },
+  { images: ['unleashorg/unleash-server'], dir: 'unleash', program: 'Unleash', from: 'npm', npm: 'unleash-server', version: '8.2.0', versionCommand: ['node', '-p', "require('/unleash/node_modules/unleash-server/package.json').version"], note: '8.1.0 is not on npm' },
 ];
 
-/** Whether the tier runs unproven kits too (STACKWRIGHT_UNPROVEN_KITS=1, as programs.engine-pending.ts does). */
+/** Whether the tier runs unproven kits too (STACKWRIGHT_UNPROVEN_KITS=1, as programs.engine-test.ts sets for a stack of unproven kits). */
 export function unprovenKitsOn(): boolean {
   return process.env.STACKWRIGHT_UNPROVEN_KITS === '1';
 }
