@@ -39,14 +39,15 @@ export function kitTable(catalogue: Catalogue): string {
       let gap = '';
       if (program) {
         const pin = program.pinVersion ? program.pinVersion(m.imageTag) : tagVersion(m.imageTag);
-        const what = `${program.program} ${program.version === 'the pin' ? m.imageTag : program.version} (${program.from})${program.note ? `; ${program.note}` : ''}`;
+        const what = `${program.program} ${program.version === 'the pin' ? m.imageTag : program.version} (${program.from})`;
+        const note = program.note ? `; ${program.note}` : '';
         gap = versionGap(program.version, pin);
         if (program.proven === false) {
           unproven++;
-          how = `${standin}; kit for the real ${what} not yet proven (STACKWRIGHT_UNPROVEN_KITS=1)`;
+          how = `${standin}; kit for the real ${what} not yet proven (STACKWRIGHT_UNPROVEN_KITS=1)${note}`;
         } else {
           real++;
-          how = `real: ${what}`;
+          how = `real: ${what}${note}`;
         }
       }
       const proves = PROGRAM_CHECKS[id] ? 'program checks' : '';
