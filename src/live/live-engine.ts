@@ -110,12 +110,10 @@ export class LiveEngine extends EventEmitter {
   warm(): void {
     const snapshot = this.snapshot;
     const { catalogue, generator } = snapshot;
+    // one plugin's templates or one preset a step: no step holds requests back for long
+    const plugins = [...catalogue.frameworks.values(), ...catalogue.services.values(), ...catalogue.proxies.values()];
     const steps: (() => void)[] = [
-      () => {
-        for (const plugins of [catalogue.frameworks, catalogue.services, catalogue.proxies]) {
-          for (const plugin of plugins.values()) for (const source of plugin.templates.values()) compileTemplateQuietly(source);
-        }
-      },
+      ...plugins.map((plugin) => () => { for (const source of plugin.templates.values()) compileTemplateQuietly(source); }),
       ...[...catalogue.presets.keys()].map((preset) => () => generator.warm({ name: 'warm', preset })),
     ];
     const next = () => {

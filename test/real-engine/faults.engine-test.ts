@@ -29,7 +29,6 @@ const HELPER = 'alpine:3.23';
 // every step, mid-restore and mid-recreate, the daemon restarted mid-update, the disk filling mid-archive, an
 // image that never turns healthy): about 35 minutes on this two-core machine, too long for every CI run
 // (docs/testing.md lists which run where).
-const inCi = ciOrAll;
 const ROWS = 250;
 
 /** A `docker` that blocks at one call until the test lets it go (see the header). */
@@ -214,7 +213,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
     }
   });
 
-  test('backup.sh: the disk fills up during the archive: the partial backup goes, the stack runs again; a re-run succeeds', inCi(false), async () => {
+  test('backup.sh: the disk fills up during the archive: the partial backup goes, the stack runs again; a re-run succeeds', ciOrAll(false), async () => {
     const want = await rows();
     const folder = path.join(stack.dir, 'backups');
     const saved = mkdtempSync(path.join(os.tmpdir(), 'stackwright-faults-saved-'));
@@ -242,7 +241,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     for (const [step, nth] of [['after the stop', 1], ['mid-archive', 2]] as const) {
-      test(`backup.sh: ${signal} ${step}: what ran starts again, the partial backup goes; a re-run succeeds`, inCi(signal === 'SIGTERM' && nth === 1), async () => {
+      test(`backup.sh: ${signal} ${step}: what ran starts again, the partial backup goes; a re-run succeeds`, ciOrAll(signal === 'SIGTERM' && nth === 1), async () => {
         const want = await rows();
         const before = backups();
         const run = startScript('backup.sh', [], { match: 'tar czf', nth });
@@ -256,7 +255,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
   }
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    test(`restore: ${signal} mid-restore: the volumes hold what they held and what ran runs; a re-run completes the restore`, inCi(false), async () => {
+    test(`restore: ${signal} mid-restore: the volumes hold what they held and what ran runs; a re-run completes the restore`, ciOrAll(false), async () => {
       const source = path.join('backups', backups().filter((d) => /^\d{8}T/.test(d)).at(-1)!);
       await sql(`insert into faults values (${ROWS + 1}, 'after the backup')`);
       const want = await rows();
@@ -285,7 +284,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
   }
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    test(`update.sh: ${signal} mid-recreate: the previous images run again; a re-run succeeds`, inCi(false), async () => {
+    test(`update.sh: ${signal} mid-recreate: the previous images run again; a re-run succeeds`, ciOrAll(false), async () => {
       const want = await rows();
       const old = await n8nRuns();
       stack.setEnv('N8N_IMAGE', await nextN8n('next'));
@@ -302,7 +301,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
     });
   }
 
-  test('update.sh: the Docker daemon restarted during the recreate: the update waits for it and rolls back; --rollback works after', inCi(false), async () => {
+  test('update.sh: the Docker daemon restarted during the recreate: the update waits for it and rolls back; --rollback works after', ciOrAll(false), async () => {
     const want = await rows();
     const old = await n8nRuns();
     stack.setEnv('N8N_IMAGE', await nextN8n('next'));
@@ -331,7 +330,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
     await asBefore(want);
   });
 
-  test('update.sh: an image that never turns healthy: rolled back by itself, the stack as before', inCi(false), async () => {
+  test('update.sh: an image that never turns healthy: rolled back by itself, the stack as before', ciOrAll(false), async () => {
     const want = await rows();
     const old = await n8nRuns();
     // the stand-in without its ports: the health check never passes
