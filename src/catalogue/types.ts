@@ -44,7 +44,13 @@ export interface DatabaseSpec {
   extensions?: string[];
 }
 
-export interface VolumeSpec { name: string; target: string; description: string }
+export interface VolumeSpec {
+  name: string;
+  target: string;
+  description: string;
+  /** the image's variable naming its data folder, for a program that must create and own it (on Kubernetes: a subfolder of the claim) */
+  subfolderVariable?: string;
+}
 export interface HostMountSpec { source: string; target: string; readOnly?: boolean; description: string }
 export interface FileSpec { template: string; target: string; description?: string }
 

@@ -20,8 +20,8 @@ import { readConfig, REPO_ROOT } from '../../src/config.js';
 import { Generator } from '../../src/pipeline/generate.js';
 import { shippedCatalogue } from '../support/server.js';
 import { writeBundle } from '../support/bundle.js';
+import { KUBECTL, kustomize, runFile } from '../support/kubernetes.js';
 
-const KUBECTL = process.env.STACK_KUBECTL ?? path.join(process.env.VALIDATORS_PREFIX ?? '/tmp/validators', 'kubectl-v35', 'kubectl');
 const catalogue = shippedCatalogue();
 const generator = new Generator(catalogue, readConfig({}).templatesDir, 0, 0);
 
@@ -58,9 +58,7 @@ function checkMiddleware(m: Obj): void {
 
 interface Rendered { label: string; dir: string; files: Record<string, string>; objects: Obj[] }
 
-const run = (file: string, args: string[]) => new Promise<string>((resolve, reject) => {
-  execFile(file, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (e, stdout, stderr) => (e ? reject(new Error(`${file} ${args.join(' ')}: ${stderr || e.message}`)) : resolve(stdout)));
-});
+const run = runFile;
 
 /** The bundle written to disk, its secrets script run, `kubectl kustomize` over it. */
 async function render(label: string, request: Parameters<Generator['generate']>[0]): Promise<Rendered> {
@@ -68,7 +66,7 @@ async function render(label: string, request: Parameters<Generator['generate']>[
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `sw-k8s-${label}-`));
   writeBundle(dir, bundle.files);
   await run(path.join(dir, 'scripts/secrets.sh'), []);
-  const objects = (yaml.loadAll(await run(KUBECTL, ['kustomize', dir])) as Obj[]).filter(Boolean);
+  const objects = await kustomize<Obj>(dir);
   return { label, dir, files: bundle.files, objects };
 }
 
@@ -198,6 +196,23 @@ describe('deploymentType kubernetes', () => {
       for (const v of secretValues) assert.ok(!notSecret.includes(v), `${r.label}: a generated secret's value outside a Secret`);
       for (const file of Object.keys(r.files)) assert.ok(!file.startsWith('secrets/') && file !== '.env', `${r.label}: ${file} is in the bundle`);
     }
+  });
+
+  test('PostgreSQL (engine run, k8s-pods): its numeric user owns the claim through fsGroup, and its data is one folder inside the claim', () => {
+    const r = renders.find((x) => x.label === 'full-stack')!;
+    const pg = r.objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'postgresql')!;
+    const pod = pg.spec.template.spec;
+    const [c] = pod.containers;
+    // a named user cannot become runAsUser: the image started as root with every capability dropped could not chown
+    assert.equal(c.securityContext.runAsUser, 999);
+    assert.equal(c.securityContext.runAsGroup, 999);
+    assert.equal(c.securityContext.runAsNonRoot, true);
+    assert.equal(pod.securityContext.fsGroup, 999);
+    // initdb cannot own a claim's root (root-owned, lost+found): PGDATA one folder down, which it makes itself
+    const mount = c.volumeMounts.find((m: any) => m.name === 'data');
+    assert.deepEqual(c.env.filter((e: any) => e.name === 'PGDATA'), [{ name: 'PGDATA', value: `${mount.mountPath}/pgdata` }]);
+    const ns = r.objects.find((o) => o.kind === 'Namespace')!;
+    assert.doesNotMatch(ns.metadata.annotations?.['stackwright.dev/pod-security-exceptions'] ?? '', /postgresql:/);
   });
 
   test('network: default deny, DNS, and only the edges the model knows', () => {

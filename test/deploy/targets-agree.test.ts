@@ -6,7 +6,7 @@
 // scripts/deploy.sh runs it. Services, images and tags, each variable's name and value, the .env keys each
 // service holds, mounts, health commands, routes and their auth must be the same.
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,20 +14,19 @@ import { describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
 import { Generator } from '../../src/pipeline/generate.js';
+import { CLAIM_SUBFOLDER } from '../../src/emit/kubernetes/workloads.js';
 import { shippedCatalogue } from '../support/server.js';
 import { writeBundle } from '../support/bundle.js';
 import { composeV2, runWithoutDaemon } from '../support/compose.js';
+import { expand, kustomize, runFile } from '../support/kubernetes.js';
 
-const KUBECTL = process.env.STACK_KUBECTL ?? path.join(process.env.VALIDATORS_PREFIX ?? '/tmp/validators', 'kubectl-v35', 'kubectl');
 const catalogue = shippedCatalogue();
 const generator = new Generator(catalogue, readConfig({}).templatesDir, 0, 0);
 
 interface Row { image: string; env: Record<string, string>; keys: string[]; mounts: string[]; health: string[] | null }
 interface Table { services: Record<string, Row>; routes: string[] }
 
-const run = (file: string, args: string[], cwd?: string) => new Promise<string>((resolve, reject) => {
-  execFile(file, args, { cwd, encoding: 'utf8', maxBuffer: 64 << 20 }, (e, stdout, stderr) => (e ? reject(new Error(`${file}: ${stderr || e.message}`)) : resolve(stdout)));
-});
+const run = runFile;
 
 /** A Compose health test as the command it runs. */
 function composeHealth(test: string[] | undefined): string[] | null {
@@ -80,13 +79,8 @@ function readProxyRoutes(dir: string): Record<string, string> {
   return out;
 }
 
-/** $(VAR) expanded from the variables before it, $$ as $ (the kubelet's rules). */
-function expand(value: string, earlier: Map<string, string>): string {
-  return value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name?: string) => (whole === '$$' ? '$' : earlier.has(name!) ? earlier.get(name!)! : whole));
-}
-
 async function kubernetesTable(dir: string): Promise<Table> {
-  const objects = (yaml.loadAll(await run(KUBECTL, ['kustomize', dir])) as any[]).filter(Boolean);
+  const objects = await kustomize(dir);
   const secrets = new Map(objects.filter((o) => o.kind === 'Secret').map((o) => [o.metadata.name, Object.fromEntries(Object.entries(o.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString()]))]));
   const services: Record<string, Row> = {};
   for (const w of objects.filter((o) => ['Deployment', 'StatefulSet', 'Job'].includes(o.kind))) {
@@ -98,6 +92,12 @@ async function kubernetesTable(dir: string): Promise<Table> {
         keys.add(e.valueFrom.secretKeyRef.key);
         values.set(e.name, secrets.get(e.valueFrom.secretKeyRef.name)![e.valueFrom.secretKeyRef.key]);
       } else values.set(e.name, expand(e.value, values));
+    }
+    // the one variable only Kubernetes sets: a data folder one level inside its claim (a claim's root cannot be it)
+    for (const v of catalogue.services.get(w.metadata.name)?.manifest.volumes ?? []) {
+      if (!v.subfolderVariable) continue;
+      assert.equal(values.get(v.subfolderVariable), `${v.target}/${CLAIM_SUBFOLDER}`, `${w.metadata.name}: ${v.subfolderVariable} inside its claim`);
+      values.delete(v.subfolderVariable);
     }
     const probe = c.readinessProbe?.exec.command as string[] | undefined;
     services[w.metadata.name] = {

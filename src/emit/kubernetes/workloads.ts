@@ -59,6 +59,18 @@ function podSecurityContext(plugin: ContainerPlugin): Obj {
   return { seccompProfile: { type: 'RuntimeDefault' }, ...(user?.gid !== undefined && user.gid !== 0 ? { fsGroup: user.gid } : {}) };
 }
 
+/** The data folder named by a volume's subfolderVariable, one level inside the claim. */
+export const CLAIM_SUBFOLDER = 'pgdata';
+
+/**
+ * A claim starts as a root-owned mount point (with lost+found on most block storage), which a program that must
+ * create and own its data folder refuses (PostgreSQL's initdb: hub.docker.com/_/postgres "PGDATA" asks for a
+ * subdirectory of such a mount); its variable then points one folder down, which the program makes itself.
+ */
+function subfolderEnv(plugin: ContainerPlugin): Obj[] {
+  return (plugin.manifest.volumes ?? []).filter((v) => v.subfolderVariable).map((v) => ({ name: v.subfolderVariable!, value: k8sLiteral(`${v.target}/${CLAIM_SUBFOLDER}`) }));
+}
+
 function container(model: StackModel, plugin: ContainerPlugin, env: ContainerVariable[], mounts: Obj[], context: Obj): Obj {
   const m = plugin.manifest;
   const gpu = model.options.gpu && plugin.kind === 'service' && ((plugin as ServicePlugin).manifest.gpu === 'optional' || (plugin as ServicePlugin).manifest.gpu === 'required');
@@ -67,7 +79,8 @@ function container(model: StackModel, plugin: ContainerPlugin, env: ContainerVar
   // Compose's entrypoint is Kubernetes' command, Compose's command its args
   if (m.entrypoint !== undefined) out.command = list(m.entrypoint);
   if (m.command !== undefined) out.args = list(m.command);
-  if (env.length) out.env = envEntries(env, secretName(plugin.id));
+  const entries = [...envEntries(env, secretName(plugin.id)), ...subfolderEnv(plugin)];
+  if (entries.length) out.env = entries;
   if (m.ports?.length) out.ports = m.ports.map((p) => ({ name: portName(p.container, p.protocol ?? 'tcp'), containerPort: p.container, protocol: (p.protocol ?? 'tcp').toUpperCase() }));
   out.resources = {
     requests: { memory: `${m.minMemoryMB}Mi` },
