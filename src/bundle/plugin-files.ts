@@ -9,8 +9,6 @@ import { configString, yamlScalar } from '../emit/escape.js';
 import { clientKeys, nativeSkillsDir, type StackMember, type StackModel } from '../model/model.js';
 import { lockedAuthFile } from './proxy-auth.js';
 import type { FragmentCache } from '../cache/fragment-cache.js';
-import { ReadTrie, type PureFunctions } from '../cache/read-trace.js';
-import { DOMAIN_PLACEHOLDER, LATE_SCALARS, lateValues, NAME_PLACEHOLDER, PLACEHOLDERS, placeholdersVerbatim } from '../cache/late-binding.js';
 
 interface ServiceEntry {
   id: string;
@@ -157,56 +155,23 @@ export class TemplateRenderError extends ApiError {
   }
 }
 
-type SharedContext = ReturnType<typeof sharedContext>;
-
-/** How a stack's name and domain are late-bound into its plugin files: their placeholders in `stack`, the values put in after. */
-interface LateBinding {
-  stack(real: SharedContext['stack']): SharedContext['stack'];
-  bind(text: string): string;
-}
-
-/** The late binding of a stack whose name and domain bind (cache/late-binding.ts), else undefined. */
-function lateBinding(model: StackModel): LateBinding | undefined {
-  const { name, domain } = model.options;
-  const values = lateValues({ name, domain });
-  if (!values) return undefined;
-  const byPlaceholder = new Map(LATE_SCALARS.map((s, i) => [s.placeholder, values[i]]));
-  const stacks = new Map<SharedContext['stack'], SharedContext['stack']>();
-  return {
-    stack: (real) => {
-      let stack = stacks.get(real);
-      if (!stack) stacks.set(real, (stack = { ...real, name: NAME_PLACEHOLDER, domain: domain === undefined ? null : DOMAIN_PLACEHOLDER }));
-      return stack;
-    },
-    bind: (text) => text.replace(PLACEHOLDERS, (p) => byPlaceholder.get(p)!),
-  };
-}
-
-/** The data of each template of one stack: the common context is built once per placement. */
-function stackContexts(model: StackModel): (job: TemplateJob) => Record<string, unknown> {
+/** A bound renderer of one stack's templates: the common context is built once per placement. */
+function stackRenderer(model: StackModel, compiled: (plugin: ContainerPlugin, name: string) => CompiledTemplate) {
   const shared = new Map<StackMember['placement'], ReturnType<typeof sharedContext>>();
   const sharedFor = (placement: StackMember['placement']) => {
     let context = shared.get(placement);
     if (!context) shared.set(placement, (context = sharedContext(model, placement)));
     return context;
   };
-  return (job) => ({ ...pluginContext(sharedFor(job.member.placement), model, job.member), ...job.extra });
-}
-
-/** A template rendered on `data` (or on `seen`, the same data behind read-recording proxies); a throw is the plugin's TemplateRenderError. */
-function renderJob(job: TemplateJob, fn: CompiledTemplate, data: object, seen: object = data): string {
-  try {
-    return renderTemplate(fn, seen);
-  } catch (e) {
-    const plugin = job.member.plugin;
-    throw new TemplateRenderError(plugin, job.template, failingLine(plugin.templates.get(job.template)!, data), templateErrorMessage(e));
-  }
-}
-
-/** A bound renderer of one stack's templates. */
-function stackRenderer(model: StackModel, compiled: (plugin: ContainerPlugin, name: string) => CompiledTemplate) {
-  const contextOf = stackContexts(model);
-  return (job: TemplateJob): string => renderJob(job, compiled(job.member.plugin, job.template), contextOf(job));
+  return (job: TemplateJob): string => {
+    const data = { ...pluginContext(sharedFor(job.member.placement), model, job.member), ...job.extra };
+    try {
+      return renderTemplate(compiled(job.member.plugin, job.template), data);
+    } catch (e) {
+      const plugin = job.member.plugin;
+      throw new TemplateRenderError(plugin, job.template, failingLine(plugin.templates.get(job.template)!, data), templateErrorMessage(e));
+    }
+  };
 }
 
 /** Compiles each plugin template once, for renders over many stacks. */
@@ -236,44 +201,21 @@ export function renderEachTemplate(model: StackModel, compiled: ReturnType<typeo
   }
 }
 
-/** The escaping helpers of the context: pure functions of their arguments, so their calls need no record. */
-const PURE_HELPERS: PureFunctions = new Set<Function>([yamlScalar, configString]);
-
-/** Trie nodes the renderer keeps for all its templates (some 100 bytes each, with their reads); past it, some are dropped. */
-const MAX_TRIE_NODES = 100_000;
-
 export class PluginFileRenderer {
   private readonly compiled = templateCompiler();
-  /** by plugin template (one plugin version's): the reads its renders made (cache/read-trace.ts) */
-  private readonly tries = new Map<string, ReadTrie>();
-  private trieNodes = 0;
 
   constructor(private readonly cache: FragmentCache) {}
 
   /** bundle path → content of every plugin-rendered file of the stack */
   render(model: StackModel): Map<string, string> {
     const files = new Map<string, string>();
-    const contextOf = stackContexts(model);
-    const late = this.cache.enabled ? lateBinding(model) : undefined;
-    let fingerprint: string | undefined;
+    const fingerprint = stackFingerprint(model);
+    const render = stackRenderer(model, this.compiled);
     for (const job of templateJobs(model)) {
-      const fn = this.compiled(job.member.plugin, job.template);
-      const data = contextOf(job);
-      if (!this.cache.enabled) {
-        files.set(job.path, renderJob(job, fn, data));
-        continue;
-      }
-      const trie = this.trie(job, late !== undefined);
-      if (trie.untraceable) {
-        // a template whose reads cannot be replayed is keyed on everything it can see: the whole stack,
-        // where the plugin runs and `extra`
-        fingerprint ??= stackFingerprint(model);
-        files.set(job.path, this.cache.get(`file:${job.template}`, job.member.plugin.hash, `${fingerprint}\0${job.member.placement}\0${JSON.stringify(job.extra)}`, () => renderJob(job, fn, data)));
-        continue;
-      }
-      files.set(job.path, this.traced(job, fn, trie, data, late));
+      // what the template can see is fixed by the stack (fingerprint), where the plugin runs and `extra`
+      const inputKey = `${fingerprint}\0${job.member.placement}\0${JSON.stringify(job.extra)}`;
+      files.set(job.path, this.cache.get(`file:${job.template}`, job.member.plugin.hash, inputKey, () => render(job)));
     }
-    if (this.trieNodes > MAX_TRIE_NODES) this.prune();
     const proxy = model.resolution.proxy;
     if (proxy && model.proxyAuth) files.set(proxyFilePath(proxy, proxy.manifest.basicAuth.file), lockedAuthFile(proxy.manifest.basicAuth.format));
     for (const pack of model.resolution.skillPacks) {
@@ -282,54 +224,5 @@ export class PluginFileRenderer {
     // the framework containers bind-mount skills/: it must exist even with no pack selected
     files.set('skills/README.md', skillsReadme(model));
     return files;
-  }
-
-  /**
-   * A template's text keyed by what it reads (cache/read-trace.ts). With `late`, it reads the stack's name
-   * and domain as their placeholders and its text has them bound in: the first render of each leaf is
-   * checked against a render with the real values (as a request shape is: cache/late-binding.ts), and a
-   * template that fails the check is keyed on the whole stack from then on.
-   */
-  private traced(job: TemplateJob, fn: CompiledTemplate, trie: ReadTrie, data: Record<string, unknown>, late: LateBinding | undefined): string {
-    const keyed = late ? { ...data, stack: late.stack(data.stack as SharedContext['stack']) } : data;
-    const kind = `file:${job.template}`;
-    const hash = job.member.plugin.hash;
-    if (!trie.worthLooking) return renderJob(job, fn, data);
-    const leaf = trie.find(keyed);
-    // a render with these reads was made: its text, or (evicted since) the same text again
-    if (leaf !== undefined) return late ? late.bind(this.cache.get(kind, hash, leaf, () => renderJob(job, fn, keyed))) : this.cache.get(kind, hash, leaf, () => renderJob(job, fn, data));
-    const before = trie.nodes;
-    const { text, leaf: added } = trie.record(keyed, PURE_HELPERS, (seen) => renderJob(job, fn, data, seen));
-    this.trieNodes += trie.nodes - before;
-    if (!late) {
-      if (added !== undefined) this.cache.get(kind, hash, added, () => text);
-      return text;
-    }
-    const real = renderJob(job, fn, data);
-    if (added !== undefined && placeholdersVerbatim([text]) && late.bind(text) === real) this.cache.get(kind, hash, added, () => text);
-    else trie.untraceable = true;
-    return real;
-  }
-
-  /**
-   * Forgets the reads of the templates that miss more than they hit (their counts stay, so they stay
-   * looked up only now and then); of all of them if that frees too little.
-   */
-  private prune(): void {
-    for (const trie of this.tries.values()) if (!trie.paying) trie.forget();
-    this.trieNodes = [...this.tries.values()].reduce((n, trie) => n + trie.nodes, 0);
-    if (this.trieNodes > MAX_TRIE_NODES / 2) {
-      for (const trie of this.tries.values()) trie.forget();
-      this.trieNodes = this.tries.size;
-    }
-  }
-
-  private trie(job: TemplateJob, late: boolean): ReadTrie {
-    const plugin = job.member.plugin;
-    // renders with placeholders and with real values are told apart: only the first kind's texts are bound
-    const name = `${plugin.kind}/${plugin.id}/${job.template}@${plugin.hash}${late ? ' with placeholders' : ''}`;
-    let trie = this.tries.get(name);
-    if (!trie) this.tries.set(name, (trie = new ReadTrie(name)));
-    return trie;
   }
 }
