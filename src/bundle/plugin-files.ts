@@ -8,7 +8,6 @@ import { frameworkConfigPath, proxyFilePath, serviceFilePath } from '../model/la
 import { configString, yamlScalar } from '../emit/escape.js';
 import { clientKeys, nativeSkillsDir, type StackMember, type StackModel } from '../model/model.js';
 import { lockedAuthFile } from './proxy-auth.js';
-import type { FragmentCache } from '../cache/fragment-cache.js';
 
 interface ServiceEntry {
   id: string;
@@ -93,17 +92,6 @@ function skillsReadme(model: StackModel): string {
   return ['# Skills', '', 'Skill packs of this stack, one folder per skill with its SKILL.md. The framework reads this folder',
     '(mounted read-only in its container); add your own skill folders here and restart the framework.', '',
     ...(packs.length ? packs : ['No skill pack was selected.']), ''].join('\n');
-}
-
-/** Everything of a stack a template context is built from, as one string. */
-function stackFingerprint(model: StackModel): string {
-  return JSON.stringify([
-    model.options,
-    model.members.map((m) => [m.plugin.id, m.plugin.hash, m.placement]),
-    model.ports.map((p) => [p.plugin, p.container, p.host]),
-    model.routes,
-    model.resolution.skillPacks.map((p) => [p.id, p.hash]),
-  ]);
 }
 
 /** One plugin template a stack renders: whose, which, the bundle path it becomes, what it sees beyond the common context. */
@@ -201,21 +189,21 @@ export function renderEachTemplate(model: StackModel, compiled: ReturnType<typeo
   }
 }
 
+/**
+ * Renders a stack's plugin files. Not through the fragment cache (issue 36): a template may read any of
+ * the stack, so its key was the whole stack, which a new selection (or a new name: every shipped template
+ * writes it) never repeats; and keyed by what each template reads, a lookup cost about what a render of
+ * these templates costs (docs/architecture.md, Benchmarks). Rendering them each time costs less than the
+ * key did, and leaves the cache's room to the compose blocks.
+ */
 export class PluginFileRenderer {
   private readonly compiled = templateCompiler();
-
-  constructor(private readonly cache: FragmentCache) {}
 
   /** bundle path → content of every plugin-rendered file of the stack */
   render(model: StackModel): Map<string, string> {
     const files = new Map<string, string>();
-    const fingerprint = stackFingerprint(model);
     const render = stackRenderer(model, this.compiled);
-    for (const job of templateJobs(model)) {
-      // what the template can see is fixed by the stack (fingerprint), where the plugin runs and `extra`
-      const inputKey = `${fingerprint}\0${job.member.placement}\0${JSON.stringify(job.extra)}`;
-      files.set(job.path, this.cache.get(`file:${job.template}`, job.member.plugin.hash, inputKey, () => render(job)));
-    }
+    for (const job of templateJobs(model)) files.set(job.path, render(job));
     const proxy = model.resolution.proxy;
     if (proxy && model.proxyAuth) files.set(proxyFilePath(proxy, proxy.manifest.basicAuth.file), lockedAuthFile(proxy.manifest.basicAuth.format));
     for (const pack of model.resolution.skillPacks) {

@@ -67,7 +67,7 @@ export class Generator {
     this.bundleTemplates = new BundleTemplates(templatesDir);
     this.kubernetesTemplates = new KubernetesTemplates(templatesDir);
     this.swarmTemplates = new SwarmTemplates(templatesDir);
-    this.pluginFiles = new PluginFileRenderer(this.cache);
+    this.pluginFiles = new PluginFileRenderer();
   }
 
   /** The bundle of a request: from the cache for a repeat, else resolved (400 or 409 on problems) and rendered. */
@@ -128,7 +128,7 @@ export class Generator {
 
   /**
    * Renders a request for its fragments alone (issue 36: a snapshot warms what a new selection needs): the
-   * compose blocks and plugin files it makes stay in the fragment cache, its bundle is dropped (the bundle
+   * compose blocks it makes stay in the fragment cache (and its files' hashes in theirs), its bundle is dropped (the bundle
    * and shape caches are left as they were). A request that does not generate warms nothing and says
    * nothing: whether it generates is for a real request to find out.
    */
@@ -178,8 +178,8 @@ export class Generator {
       return this.assemble(request, summary, swarmFiles(model, this.pluginFiles.render(model), this.bundleTemplates.render(model, SWARM_SHARED_FILES), this.swarmTemplates));
     }
     const files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)]]);
-    // plugin files mostly come from the fragment cache (and skills from the catalogue) as the same strings
-    // each time: their sha256 is remembered by content
+    // most plugin files come out the same for many stacks (and skills are the catalogue's strings): their
+    // sha256 is remembered by content
     const known = new Map<string, string>();
     for (const [file, content] of this.pluginFiles.render(model)) {
       files.set(file, content);
@@ -209,7 +209,7 @@ export class Generator {
 }
 
 /**
- * sha256 of plugin files by their content (the strings are mostly the fragment cache's own), for the
+ * sha256 of plugin files by their content (most come out the same for many stacks), for the
  * whole process: a hash is a function of the content alone, so a fresh generator (a hot reload keeps
  * most plugins) finds the hashes of the files it renders alike.
  */

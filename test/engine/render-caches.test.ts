@@ -3,6 +3,10 @@
 // generator with no caches at all (the reference), then by one generator with every cache on, warm from
 // the whole matrix: in matrix order, again in reverse with new names and domains (late-bound), and as a
 // new selection (the preset minus one service) beside a fresh generator's render of the same request.
+// Then a warm generator is given requests that differ from its last in one field each (domain, proxy, GPU,
+// platform, frameworks, skills, target, hardening, a name that does not bind, a service another plugin
+// lists or names added or removed): a fragment keyed without an input it depends on shows up there as a
+// file that differs from a render without caches.
 // Then a plugin changes on disk and the live engine reloads (and warms the new snapshot, as the service
 // does): the new snapshot's bundles equal a fresh generator's on the changed folders, and show the change
 // (no fragment of the old plugin survives).
@@ -95,6 +99,66 @@ describe('cached and warmed renders equal renders from scratch (issue 36)', () =
       assertSame(outcome(new Generator(catalogue, templatesDir, 2000), next), expected, `${next.name}, a new selection on a fresh generator`);
     }
     assert.ok(warm.cache.hits > 0, 'the warm generator served fragments from its cache');
+  });
+
+  test('a warm generator given a request that differs from its last in one field renders what a generator without caches renders', () => {
+    const scratch = new Generator(catalogue, templatesDir, 0);
+    const frameworks = [...catalogue.frameworks.keys()];
+    const skillPacks = [...catalogue.skillPacks.keys()];
+    // one field changed at a time: every request field that shapes a file, and services that other
+    // templates list (node-exporter and cadvisor are scraped by Prometheus, Grafana reads its data sources)
+    // or whose presence another plugin's environment depends on
+    const variations: [string, (r: GenerateRequest) => GenerateRequest][] = [
+      ['another domain', (r) => ({ ...r, domain: 'other.example.org' })],
+      ['no domain', (r) => { const next = { ...r }; delete next.domain; return next; }],
+      ['localhost', (r) => ({ ...r, domain: 'localhost' })],
+      ...proxies.map((proxy): [string, (r: GenerateRequest) => GenerateRequest] => [`proxy ${proxy}`, (r) => ({ ...r, proxy })]),
+      ['a GPU', (r) => ({ ...r, gpu: true })],
+      ...(['linux/arm64', 'linux/amd64'] as const).map((platform): [string, (r: GenerateRequest) => GenerateRequest] => [`platform ${platform}`, (r) => ({ ...r, platform })]),
+      ...frameworks.slice(0, 3).map((id): [string, (r: GenerateRequest) => GenerateRequest] => [`primary framework ${id}`, (r) => ({ ...r, primaryFramework: id })]),
+      ...frameworks.slice(1, 4).map((id): [string, (r: GenerateRequest) => GenerateRequest] => [`companion ${id}`, (r) => ({ ...r, companionFrameworks: [id] })]),
+      ['a skill pack less', (r) => ({ ...r, skills: r.skills!.slice(1) })],
+      ['a skill pack more', (r) => ({ ...r, skills: [...new Set([...r.skills!, ...skillPacks.filter((p) => !r.skills!.includes(p)).slice(0, 1)])] })],
+      ...targets.map((deploymentType): [string, (r: GenerateRequest) => GenerateRequest] => [`target ${deploymentType}`, (r) => ({ ...r, deploymentType })]),
+      ['target swarm', (r) => ({ ...r, deploymentType: 'swarm' })],
+      ['not hardened', (r) => ({ ...r, hardened: false })],
+      ['a name that does not bind', (r) => ({ ...r, name: '9-stack' })],
+      ...['node-exporter', 'cadvisor', 'loki', 'alertmanager'].map((id): [string, (r: GenerateRequest) => GenerateRequest] => [`${id} added`, (r) => ({ ...r, services: [...new Set([...r.services!, id])] })]),
+      // Adminer's login form names the stack's PostgreSQL only when there is one (ifPresent): its block
+      // differs between these two in that alone
+      ['adminer and postgresql added', (r) => ({ ...r, services: [...new Set([...r.services!, 'adminer', 'postgresql'])] })],
+      ['adminer added', (r) => ({ ...r, services: [...new Set([...r.services!, 'adminer'])] })],
+      ...['prometheus', 'grafana', 'postgresql', 'searxng'].map((id): [string, (r: GenerateRequest) => GenerateRequest] => [`${id} removed`, (r) => ({ ...r, services: r.services!.filter((s) => s !== id) })]),
+    ];
+    const bases: GenerateRequest[] = ['full-stack', 'observability'].map((preset) => {
+      const manifest = catalogue.presets.get(preset)!.manifest;
+      return { name: `v-${preset}`, services: [...manifest.services], skills: [...manifest.skills], proxy: 'caddy', domain: 'example.com' };
+    });
+    let compared = 0;
+    let rendered = 0;
+    for (const base of bases) {
+      const warm = new Generator(catalogue, templatesDir, 2000);
+      // each request under two names in turn (rendered, then bound into its shape or rendered from warm
+      // fragments), the base between the variations, so every variation follows a warm render that differs from it in one field
+      const check = (request: GenerateRequest, what: string) => {
+        for (const name of ['a', 'b', 'a']) {
+          const next = { ...request, name: request.name === '9-stack' ? `9-${name}` : `${request.name}-${name}` };
+          const expected = outcome(scratch, next);
+          if (typeof expected !== 'string') rendered++;
+          assertSame(outcome(warm, next), expected, `${base.name}, ${what} (${next.name})`);
+          compared++;
+        }
+      };
+      check(base, 'the base');
+      for (const [what, vary] of variations) {
+        check(vary(base), what);
+        check(base, `the base after ${what}`);
+      }
+      // and a fresh generator (empty caches) on each variation
+      for (const [what, vary] of variations) assertSame(outcome(new Generator(catalogue, templatesDir, 2000), vary(base)), outcome(scratch, vary(base)), `${base.name}, ${what}, a fresh generator`);
+      assert.ok(warm.cache.hits > 0, `${base.name}: the warm generator served fragments from its cache`);
+    }
+    assert.ok(rendered > compared * 0.8, `${rendered} of ${compared} requests render (a test of refusals alone would pass too)`);
   });
 
   test('after a hot reload that changes one plugin, no fragment of the old plugin appears (the new snapshot warmed, as the service warms it)', async () => {
