@@ -337,12 +337,13 @@ describe('scripts/update.sh', () => {
     const at = (prefix: string) => log.findIndex((l) => l.startsWith(prefix));
     assert.ok(at('compose pull') >= 0 && at('compose stop') > at('compose pull'), `the pull first:\n${log.join('\n')}`);
     assert.ok(log.findIndex((l) => l.includes('tar czf /backup/redis-data')) > at('compose stop'), `then the backup:\n${log.join('\n')}`);
-    const recorded = log.map((l) => l.startsWith('inspect --format {{index .Config.Labels')).lastIndexOf(true);
+    const recorded = log.findIndex((l, i) => i > at('compose up -d --no-recreate') && l.startsWith('inspect --format {{index .Config.Labels'));
     assert.ok(recorded > at('compose up -d --no-recreate'), 'then the images of the containers are recorded');
     assert.ok(log.indexOf('compose ps -a -q') > at('compose up -d --no-recreate'), 'from every container, running or not');
     assert.ok(log.lastIndexOf('compose up -d --remove-orphans') > recorded, 'then the recreate');
     const lastHealth = log.map((l) => l.includes('.State.Health')).lastIndexOf(true);
     assert.ok(lastHealth > log.lastIndexOf('compose up -d --remove-orphans'), 'then the health wait');
+    assert.ok(log.map((l) => l.startsWith('inspect --format {{index .Config.Labels')).lastIndexOf(true) > lastHealth, 'then the images that run are recorded as applied');
     assert.ok(!log.some((l) => l.startsWith('tag ') || l.includes('volume rm') || l.includes('down -v')), 'no rollback, nothing deleted');
     assert.match(res.stdout, /--rollback/);
   });
@@ -396,8 +397,24 @@ describe('scripts/update.sh', () => {
     assert.ok(log.slice(tag).includes('compose stop openclaw') && log.slice(tag).includes('compose stop redis'), `what did not run before does not run after:\n${log.join('\n')}`);
   });
 
-  test('with no container at all nothing is recorded, and the update does not say it was', () => {
-    const { runWith } = started({ name: 'nocontainers', services: ['redis'] });
+  test('with no container after scripts/stop.sh, the images of the last start are recorded, and a failed update returns to them, stopped', () => {
+    const { dir, run, runWith, calls } = started({ name: 'downed', services: ['redis'] });
+    assert.equal(run('scripts/start.sh').status, 0);
+    assert.match(fs.readFileSync(path.join(dir, '.stackwright/images-applied'), 'utf8'), /^redis example\/redis:2 sha256:0ld$/m, 'start.sh records what it brought up');
+    fs.appendFileSync(path.join(dir, '.env'), 'REDIS_IMAGE=example/redis:3\n');
+    const before = calls().length;
+    const res = runWith({ FAKE_NO_CONTAINERS: '1', FAKE_UNHEALTHY_UNTIL_TAG: '1', STACK_START_TIMEOUT: '0' }, 'scripts/update.sh', '--no-backup');
+    assert.equal(res.status, 1, res.stdout);
+    assert.match(res.stdout, /recorded the images of its last start/);
+    assert.match(res.stderr, /update rolled back to the previous images/);
+    const log = calls().slice(before);
+    assert.ok(log.includes('tag sha256:0ld example/redis:2'), log.join('\n'));
+    assert.match(fs.readFileSync(path.join(dir, '.env'), 'utf8'), /^REDIS_IMAGE=example\/redis:2$/m, '.env names the image of the last start again');
+  });
+
+  test('with no container at all and no start recorded, nothing is recorded, and the update does not say it was', () => {
+    const { dir, runWith } = started({ name: 'nocontainers', services: ['redis'] });
+    fs.rmSync(path.join(dir, '.stackwright/images-applied'), { force: true });
     const res = runWith({ FAKE_NO_CONTAINERS: '1' }, 'scripts/update.sh', '--no-backup');
     assert.equal(res.status, 0, res.stderr);
     assert.doesNotMatch(res.stdout, /previous images are recorded/);

@@ -71,6 +71,8 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
   /** Scripts started by a test, so that a failed assertion never leaves one blocked behind it. */
   let started: (Running & { gate?: string })[] = [];
   let n8nImage: string;
+  /** The image id n8nImage names: each test starts with n8n on it, whatever an earlier (failed) test left. */
+  let pinnedN8n: string;
 
   const sql = (statement: string): Promise<string> => stack.sql(statement);
   const rows = () => sql('select count(*) from faults');
@@ -118,16 +120,17 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
   const release = (run: { gate?: string }) => rmSync(run.gate!, { force: true });
 
   /** The signal at the script's gate (a Ctrl-C reaches the whole process group, a kill the script), then its end:
-   * non-zero, naming the signal. */
+   * non-zero. Whether it names the signal is asserted after the state of the stack (namesSignal), so that a run
+   * against older scripts fails on what the fault did to the stack, not first on the wording. */
   async function interrupt(run: Running & { gate?: string }, signal: 'SIGINT' | 'SIGTERM'): Promise<CommandResult> {
     await reached(run);
     process.kill(signal === 'SIGINT' ? -run.pid : run.pid, signal);
     release(run);
     const result = await run.done;
     assert.notEqual(result.code, 0, `exit 0 after ${signal}:\n${result.stdout}`);
-    assert.match(result.stderr, new RegExp(`interrupted by ${signal}`));
     return result;
   }
+  const namesSignal = (result: CommandResult, signal: string) => assert.match(result.stderr, new RegExp(`interrupted by ${signal}`));
 
   /** The promise of the scripts, after a fault: every container healthy, every row there. */
   async function asBefore(want: string): Promise<void> {
@@ -151,6 +154,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
     assertSucceeded(await stack.script('start.sh'), 'start.sh');
     await sql(`create table faults (id int primary key, body text); insert into faults select g, 'row ' || g from generate_series(1, ${ROWS}) g`);
     n8nImage = stack.env('N8N_IMAGE') ?? 'n8nio/n8n:1.123.81';
+    pinnedN8n = (await dockerOk(['image', 'inspect', '--format', '{{.Id}}', n8nImage])).trim();
   });
   after(async () => {
     await command('umount', [path.join(stack.dir, 'backups')]);
@@ -162,6 +166,10 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
   // each test starts from a healthy stack, whatever the one before left (it matters when a test fails: run
   // against older scripts, a fault leaves the stack stopped)
   beforeEach(async () => {
+    if (stack.env('N8N_IMAGE') !== n8nImage || await n8nRuns().catch(() => '') !== pinnedN8n) {
+      stack.setEnv('N8N_IMAGE', n8nImage);
+      assertSucceeded(await stack.compose(['up', '-d', '--remove-orphans', '--wait', '--wait-timeout', '300']), 'n8n back on its pinned image before the test');
+    }
     if (containerProblems(await stack.containers()).filter((p) => !/restarted/.test(p)).length) assertSucceeded(await stack.script('start.sh'), 'start.sh before the test');
   });
   afterEach(async () => {
@@ -187,9 +195,9 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
       await dockerOk(['rmi', 'stackwright-test/helper-away:faults']);
     }
     assert.notEqual(result.code, 0, 'a backup without its helper is not reported as done');
-    assert.match(result.stderr, /helper image alpine:3\.23 is not on this engine and could not be pulled/);
     await asBefore(want);
     noPartialBackup(before);
+    assert.match(result.stderr, /helper image alpine:3\.23 is not on this engine and could not be pulled/);
     assertSucceeded(await stack.script('backup.sh'), 'backup.sh once the helper image is back');
     await asBefore(want);
   });
@@ -245,9 +253,10 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
         const want = await rows();
         const before = backups();
         const run = startScript('backup.sh', [], { match: 'tar czf', nth });
-        await interrupt(run, signal);
+        const result = await interrupt(run, signal);
         await asBefore(want);
         noPartialBackup(before);
+        namesSignal(result, signal);
         assertSucceeded(await stack.script('backup.sh'), 'backup.sh again');
         await asBefore(want);
       });
@@ -256,14 +265,17 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     test(`restore: ${signal} mid-restore: the volumes hold what they held and what ran runs; a re-run completes the restore`, ciOrAll(false), async () => {
+      // a whole backup to restore (the backup tests before leave one; a run of this test alone makes one)
+      if (!backups().some((d) => /^\d{8}T/.test(d))) assertSucceeded(await stack.script('backup.sh'), 'backup.sh for the restore');
       const source = path.join('backups', backups().filter((d) => /^\d{8}T/.test(d)).at(-1)!);
-      await sql(`insert into faults values (${ROWS + 1}, 'after the backup')`);
+      await sql(`insert into faults values (${ROWS + 1}, 'after the backup') on conflict (id) do nothing`);
       const want = await rows();
-      // the second volume unpacked: the first is already replaced
-      const run = startScript('backup.sh', ['restore', source], { match: 'tar xzf', nth: 2 });
+      // the first volume's archive unpacked (its content already replaced), the restore not yet done
+      const run = startScript('backup.sh', ['restore', source], { match: 'tar xzf', when: 'after' });
       const result = await interrupt(run, signal);
-      assert.match(result.stderr, /nothing was restored/);
       await asBefore(want);
+      namesSignal(result, signal);
+      assert.match(result.stderr, /nothing was restored/);
       const again = await stack.script('backup.sh', ['restore', source]);
       assertSucceeded(again, 'the restore again');
       assert.match(again.stdout, /scripts\/backup\.sh restore \S+before-restore-\S+ undoes this restore/);
@@ -290,9 +302,11 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
       stack.setEnv('N8N_IMAGE', await nextN8n('next'));
       const run = startScript('update.sh', ['--no-backup'], { match: '^compose up -d --remove-orphans$', when: 'after' });
       const result = await interrupt(run, signal);
-      assert.match(result.stderr, /rolled back to the previous images/);
       assert.equal(await n8nRuns(), old, 'n8n runs its image from before the update');
       await asBefore(want);
+      assert.equal(stack.env('N8N_IMAGE'), n8nImage, '.env names the image that runs');
+      namesSignal(result, signal);
+      assert.match(result.stderr, /rolled back to the previous images/);
       stack.setEnv('N8N_IMAGE', await nextN8n('next'));
       assertSucceeded(await stack.script('update.sh', ['--no-backup']), 'update.sh again');
       assert.notEqual(await n8nRuns(), old);
@@ -318,10 +332,11 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
     assert.equal(problem, undefined, 'dockerd started again');
     const result = await run.done;
     assert.notEqual(result.code, 0);
+    assert.equal(await n8nRuns(), old, 'n8n runs its image from before the update');
+    await asBefore(want);
+    assert.equal(stack.env('N8N_IMAGE'), n8nImage, '.env names the image that runs');
     assert.match(result.stderr, /Docker daemon does not answer/);
     assert.match(result.stderr, /rolled back to the previous images/);
-    assert.equal(await n8nRuns(), old);
-    await asBefore(want);
     stack.setEnv('N8N_IMAGE', await nextN8n('next'));
     assertSucceeded(await stack.script('update.sh', ['--no-backup']), 'update.sh again');
     assertSucceeded(await stack.script('update.sh', ['--rollback']), 'update.sh --rollback');
@@ -337,11 +352,28 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
     stack.setEnv('N8N_IMAGE', await nextN8n('broken', `RUN node -e "const fs=require('fs');const f='/standin/config.json';const c=JSON.parse(fs.readFileSync(f));c.ports=[];fs.writeFileSync(f,JSON.stringify(c))"\n`));
     const result = await stack.script('update.sh', ['--no-backup'], { STACK_START_TIMEOUT: '45' });
     assert.notEqual(result.code, 0);
+    assert.equal(await n8nRuns(), old, 'n8n runs its image from before the update');
+    await asBefore(want);
     assert.match(result.stderr, /did not all become healthy|not healthy yet/);
     assert.match(result.stderr, /rolled back to the previous images/);
-    assert.equal(await n8nRuns(), old);
-    await asBefore(want);
     await backToPinned();
+  });
+
+  test('update.sh on a stopped stack: an image that never turns healthy: the images from before put back, the stack stopped as it was', ciOrAll(false), async () => {
+    const want = await rows();
+    const old = await n8nRuns();
+    assertSucceeded(await stack.script('stop.sh'), 'stop.sh');
+    const broken = await nextN8n('broken', `RUN node -e "const fs=require('fs');const f='/standin/config.json';const c=JSON.parse(fs.readFileSync(f));c.ports=[];fs.writeFileSync(f,JSON.stringify(c))"\n`);
+    stack.setEnv('N8N_IMAGE', broken);
+    const result = await stack.script('update.sh', ['--no-backup'], { STACK_START_TIMEOUT: '45' });
+    assert.notEqual(result.code, 0);
+    const n8nId = (await stack.compose(['ps', '-a', '-q', 'n8n'])).stdout.trim();
+    assert.equal((await dockerOk(['inspect', '--format', '{{.Image}}', n8nId])).trim(), old, 'n8n holds its image from before the update');
+    assert.equal(stack.env('N8N_IMAGE'), n8nImage, '.env names the image from before the update');
+    assert.deepEqual((await stack.compose(['ps', '-q', '--status', 'running'])).stdout.trim(), '', 'the stack is stopped, as it was found');
+    assert.match(result.stderr, /rolled back to the previous images/);
+    assertSucceeded(await stack.script('start.sh'), 'start.sh');
+    await asBefore(want);
   });
 
   test('two scripts at once: the second waits, names the first and its pid, and changes nothing; it runs once the first is done', async () => {

@@ -1,0 +1,174 @@
+// Swarm for real (issue 32): the tier's engine becomes a one-node Swarm (unless it already is a manager), and a
+// generated stack with PostgreSQL and MySQL consumers behind nginx is deployed the way its README says
+// (scripts/deploy.sh, the kit's images, STACK_RESOLVE_IMAGE=never). Checked: docker stack deploy warns of no
+// ignored option, every service converges (replicas n/n, a task with a health check counts once healthy; the
+// setup jobs complete), every route answers through the proxy with the login it names (asked from a container
+// on the stack's attachable overlay network: Swarm publishes no port of a stack without a public domain),
+// each consumer reaches only its own databases, a second deploy restarts no service (its setup jobs run again,
+// idempotent), and an update to a tag
+// that does not exist is rolled back (by Swarm and scripts/update.sh) with .env naming the previous image.
+// The largest preset runs with --all only. `after` removes the stacks and leaves the swarm it made.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { assertSucceeded, databaseProblems, type DatabaseExec } from './checks.js';
+import { docker, dockerOk, requireEngine } from './engine.js';
+import { HELPER_IMAGE } from '../../src/model/helper-image.js';
+import { Stack } from './stack.js';
+import { ciOrAll } from './tiers.js';
+
+const PROVIDER_KEY = { OPENAI_API_KEY: 'sk-stackwright-engine-test' };
+const NEVER = { STACK_RESOLVE_IMAGE: 'never', STACK_START_TIMEOUT: '600' };
+
+let madeSwarm = false;
+
+before(async () => {
+  await requireEngine();
+  if ((await dockerOk(['info', '--format', '{{.Swarm.LocalNodeState}}'])).trim() !== 'active') {
+    // a host with several addresses needs one named; a single node can advertise its loopback
+    if ((await docker(['swarm', 'init'])).code !== 0) await dockerOk(['swarm', 'init', '--advertise-addr', '127.0.0.1']);
+    madeSwarm = true;
+  }
+});
+
+after(async () => {
+  if (madeSwarm) await docker(['swarm', 'leave', '--force']);
+});
+
+/** Each service's replicas as `docker stack services` prints them (a job: "0/1 (1/1 completed)"). */
+async function replicas(stack: string): Promise<Map<string, string>> {
+  const out = await dockerOk(['stack', 'services', stack, '--format', '{{.Name}}\t{{.Replicas}}']);
+  return new Map(out.split('\n').filter(Boolean).map((l) => l.split('\t') as [string, string]));
+}
+
+function notConverged(table: Map<string, string>): string[] {
+  return [...table].filter(([, r]) => {
+    const job = /\((\d+)\/(\d+) completed\)/.exec(r);
+    if (job) return job[1] !== job[2];
+    const [running, wanted] = r.split(' ')[0].split('/');
+    return running !== wanted;
+  }).map(([name, r]) => `${name} ${r}`);
+}
+
+/**
+ * Every task of the stack's long-running services, past ones included. `docker stack deploy` sends each service's
+ * definition again (its version moves on); a deploy that changes nothing starts no task of them. A replicated job
+ * runs again on every update of its service (seen on Docker 20.10.24: each deploy re-runs both setup jobs), so
+ * the setup jobs are idempotent by design and are judged by their completion, not their task list.
+ */
+async function serviceTasks(stack: string): Promise<string[]> {
+  const lines = (await dockerOk(['stack', 'ps', stack, '--format', '{{.ID}} {{.Name}}'])).split('\n').filter(Boolean);
+  return lines.filter((l) => !/-setup\./.test(l.split(' ')[1])).map((l) => l.split(' ')[0]).sort();
+}
+
+/** A command in the running task container of a stack's service (on this node). */
+function taskExec(stack: string): DatabaseExec {
+  return async (service, env, argv) => {
+    const id = (await dockerOk(['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${stack}_${service}`])).split('\n')[0];
+    return docker(['exec', ...env.flatMap((e) => ['-e', e]), id, ...argv]);
+  };
+}
+
+/** The README's routes: each URL, the service behind it and whether the proxy asks for the login. */
+function routes(stack: Stack): { url: URL; service: string; gated: boolean }[] {
+  return [...stack.read('README.md').matchAll(/^- (https?:\/\/\S+) → `([^`]+)` \(([^)]+)\)$/gm)]
+    .map((m) => ({ url: new URL(m[1]), service: m[2], gated: /the proxy asks for the login/.test(m[3]) }));
+}
+
+/** The status of the proxy's first answer to a request sent from a container on the stack's network. */
+async function statusThroughProxy(stack: Stack, proxy: string, url: URL, authorization?: string): Promise<number> {
+  const headers = ['--header', `Host: ${url.host}`, ...(authorization ? ['--header', `Authorization: ${authorization}`] : [])];
+  const result = await docker(['run', '--rm', '--network', `${stack.project}_stack`, HELPER_IMAGE, 'wget', '-S', '-O', '/dev/null', '-T', '15', ...headers, `http://${proxy}${url.pathname}${url.search}`]);
+  return Number(/HTTP\/[\d.]+ (\d{3})/.exec(result.stderr)?.[1] ?? 0);
+}
+
+/** Removes a stack and its volumes (the stack's own scripts keep volumes: the test leaves nothing behind). */
+async function removeStack(stack: Stack): Promise<void> {
+  await stack.script('remove.sh');
+  const volumes = (await dockerOk(['volume', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${stack.project}`])).split('\n').filter(Boolean);
+  if (volumes.length) await docker(['volume', 'rm', '-f', ...volumes]);
+}
+
+const CASES = [
+  {
+    label: 'n8n and BookStack behind nginx on Swarm: PostgreSQL and MySQL consumers',
+    request: { name: 'swarm-db', services: ['n8n', 'postgresql', 'bookstack'], proxy: 'nginx', deploymentType: 'swarm' },
+    options: ciOrAll(true),
+    update: 'n8n',
+  },
+  {
+    label: 'the largest preset (full stack) behind nginx on Swarm',
+    request: { name: 'swarm-full', preset: 'full-stack', proxy: 'nginx', deploymentType: 'swarm' },
+    options: ciOrAll(false),
+    update: undefined,
+  },
+];
+
+for (const { label, request, options, update } of CASES) {
+  describe(label, { concurrency: false, ...options }, () => {
+    let stack: Stack;
+
+    before(async () => {
+      stack = await Stack.generate(request);
+      await stack.provideImages();
+      stack.writeEnv(PROVIDER_KEY);
+    });
+    after(async () => {
+      if (stack) await removeStack(stack);
+    });
+
+    test('scripts/deploy.sh converges with no ignored option: every service n/n, every setup job completed', async () => {
+      const deploy = await stack.script('deploy.sh', [], NEVER);
+      assertSucceeded(deploy, 'deploy.sh');
+      assert.doesNotMatch(deploy.stdout + deploy.stderr, /Ignoring unsupported options|Ignoring deprecated options/);
+      const table = await replicas(stack.project);
+      assert.ok(table.size > 0);
+      assert.deepEqual(notConverged(table), []);
+    });
+
+    test('every route answers through the proxy with the login the README names', async () => {
+      const list = routes(stack);
+      assert.ok(list.length > 0, 'the README lists routes');
+      const proxy = String(request.proxy);
+      const login = `Basic ${Buffer.from(`${stack.env('STACK_PROXY_USER') ?? 'admin'}:${stack.env('STACK_PROXY_PASSWORD')}`).toString('base64')}`;
+      const problems: string[] = [];
+      for (const r of list) {
+        const anonymous = await statusThroughProxy(stack, proxy, r.url);
+        if (r.gated) {
+          if (anonymous !== 401) problems.push(`${r.url}: ${anonymous} without credentials (want 401)`);
+          const authorised = await statusThroughProxy(stack, proxy, r.url, login);
+          if (authorised < 200 || authorised >= 400) problems.push(`${r.url}: ${authorised} with the credentials in .env`);
+        } else if (anonymous === 0 || anonymous >= 502) problems.push(`${r.url}: ${anonymous} (${r.service} not reached)`);
+      }
+      assert.deepEqual(problems, []);
+    });
+
+    test('each database consumer reaches its own databases and no other', async () => {
+      const { checked, problems } = await databaseProblems(stack, taskExec(stack.project));
+      assert.ok(checked > 0, 'consumers were checked');
+      assert.deepEqual(problems, []);
+    });
+
+    test('a second deploy restarts no service; the setup jobs complete again and every consumer still reaches its databases', async () => {
+      const before = await serviceTasks(stack.project);
+      assertSucceeded(await stack.script('deploy.sh', [], NEVER), 'deploy.sh again');
+      assert.deepEqual(await serviceTasks(stack.project), before, 'no long-running service started a task');
+      assert.deepEqual(notConverged(await replicas(stack.project)), [], 'every service runs, every setup job completed');
+      const { checked, problems } = await databaseProblems(stack, taskExec(stack.project));
+      assert.ok(checked > 0);
+      assert.deepEqual(problems, [], 'the re-run setup changed no database or login');
+    });
+
+    if (update) {
+      test('an update to a tag that does not exist is rolled back; .env names the previous image again', async () => {
+        const previous = stack.env(`${update.toUpperCase().replace(/-/g, '_')}_IMAGE`);
+        const image = (await dockerOk(['service', 'inspect', '--format', '{{.Spec.TaskTemplate.ContainerSpec.Image}}', `${stack.project}_${update}`])).trim();
+        const result = await stack.script('update.sh', [`${update}=stackwright-test/missing:never-built`], { ...NEVER, STACK_START_TIMEOUT: '240' });
+        assert.notEqual(result.code, 0, result.stdout);
+        assert.match(result.stderr, /back on their previous images/);
+        assert.equal(stack.env(`${update.toUpperCase().replace(/-/g, '_')}_IMAGE`), previous);
+        assert.equal((await dockerOk(['service', 'inspect', '--format', '{{.Spec.TaskTemplate.ContainerSpec.Image}}', `${stack.project}_${update}`])).trim(), image, 'the service runs its previous image');
+        assert.deepEqual(notConverged(await replicas(stack.project)), []);
+      });
+    }
+  });
+}
