@@ -1,7 +1,7 @@
 // The Swarm bundle's scripts run for real, against a stand-in `docker` on PATH that records its calls (and the
 // environment `docker stack deploy` got): .env creation, the data label, the values passed to the stack
 // file, re-runs, required keys, an engine that is no Swarm manager, an update that fails and rolls back,
-// rollback.sh, remove.sh and status.sh. The real engine runs them in test/real-engine/swarm.engine-pending.ts (not yet in CI: docs/testing.md).
+// rollback.sh, remove.sh and status.sh. The real engine runs them in test/real-engine/swarm.engine-test.ts.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,7 +38,12 @@ case "$*" in
     env | grep -E '^[A-Z0-9_]+=' | sort > ${JSON.stringify(deployed)}
     if [ -n "\${FAKE_UPDATE_FAILS:-}" ] && env | grep -qE '_IMAGE=.*:broken$'; then touch ${JSON.stringify(`${root}/broken`)}; fi ;;
   "stack ls "*) [ -n "\${FAKE_DEPLOYED:-}" ] && echo "$STACK_NAME_FOR_FAKE" ;;
-  "stack services "*) printf '%s_openclaw replicated 1/1\\n%s_postgresql replicated 1/1 (max 1 per node)\\n%s_postgresql-setup replicated-job 0/1 (1/1 completed)\\n' "$3" "$3" "$3" ;;
+  # as the Docker CLI prints them: a job's mode is "replicated job"
+  "stack services "*) printf '%s_openclaw\\treplicated\\t1/1\\n%s_postgresql\\treplicated\\t1/1 (max 1 per node)\\n%s_postgresql-setup\\treplicated job\\t0/1 (1/1 completed)\\n' "$3" "$3" "$3" ;;
+  # the setup job's current run (JobIteration 7) and its one task, completed
+  "service inspect --format {{if .JobStatus}}"*) echo 7 ;;
+  "service ps -q "*) echo t1 ;;
+  "inspect --format {{if .JobIteration}}"*) echo "7 complete" ;;
   "service inspect --format "*)
     if [ -e ${JSON.stringify(`${root}/broken`)} ] && [[ "$*" == *_openclaw ]]; then echo "paused $(date +%s)"; fi ;;
   # a service exists once a stack deploy ran

@@ -81,9 +81,17 @@ async function statusThroughProxy(stack: Stack, proxy: string, url: URL, authori
   return Number(/HTTP\/[\d.]+ (\d{3})/.exec(result.stderr)?.[1] ?? 0);
 }
 
-/** Removes a stack and its volumes (the stack's own scripts keep volumes: the test leaves nothing behind). */
+/**
+ * Removes a stack and its volumes (the stack's own scripts keep volumes: the test leaves nothing behind). Swarm
+ * removes a stack's containers after `docker stack rm` returns, and a volume in use cannot go: the containers are
+ * waited for first. A volume left by an interrupted run would hold another run's passwords.
+ */
 async function removeStack(stack: Stack): Promise<void> {
   await stack.script('remove.sh');
+  for (let i = 0; i < 60; i++) {
+    if (!(await dockerOk(['ps', '-aq', '--filter', `label=com.docker.stack.namespace=${stack.project}`])).trim()) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
   const volumes = (await dockerOk(['volume', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${stack.project}`])).split('\n').filter(Boolean);
   if (volumes.length) await docker(['volume', 'rm', '-f', ...volumes]);
 }
@@ -109,6 +117,8 @@ for (const { label, request, options, update } of CASES) {
 
     before(async () => {
       stack = await Stack.generate(request);
+      // what an interrupted earlier run left (services, volumes with its passwords) goes first
+      await removeStack(stack);
       await stack.provideImages();
       stack.writeEnv(PROVIDER_KEY);
     });
@@ -150,9 +160,10 @@ for (const { label, request, options, update } of CASES) {
 
     test('a second deploy restarts no service; the setup jobs complete again and every consumer still reaches its databases', async () => {
       const before = await serviceTasks(stack.project);
-      assertSucceeded(await stack.script('deploy.sh', [], NEVER), 'deploy.sh again');
+      const again = await stack.script('deploy.sh', [], NEVER);
+      assertSucceeded(again, 'deploy.sh again');
       assert.deepEqual(await serviceTasks(stack.project), before, 'no long-running service started a task');
-      assert.deepEqual(notConverged(await replicas(stack.project)), [], 'every service runs, every setup job completed');
+      assert.deepEqual(notConverged(await replicas(stack.project)), [], `every service runs, every setup job completed; deploy.sh said:\n${again.stdout}${again.stderr}`);
       const { checked, problems } = await databaseProblems(stack, taskExec(stack.project));
       assert.ok(checked > 0);
       assert.deepEqual(problems, [], 'the re-run setup changed no database or login');
