@@ -32,6 +32,8 @@ export interface EnvSpec {
   client?: boolean;
   /** emitted only when this plugin is in the stack */
   ifPresent?: string;
+  /** the variable naming a file the program reads this secret from instead (Swarm hands secrets as files) */
+  fileVariable?: string;
 }
 
 /** A database of its own on a shared server (schemas/common.schema.json#/$defs/database). */
