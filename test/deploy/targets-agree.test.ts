@@ -118,26 +118,65 @@ async function kubernetesTable(dir: string): Promise<Table> {
 
 /**
  * Swarm's table: stack.yml as `docker stack deploy` would read it. The bundle's stack_deploy runs with a
- * `docker` on PATH that answers `stack deploy` with the real CLI's `stack config` (no engine is asked).
+ * `docker` on PATH that answers `stack deploy` with the real CLI's `stack config` (no engine is asked) and keeps
+ * what `secret create` is given. A variable that reaches its container as a Swarm secret counts with the value
+ * the container reads: the file its `*_FILE` variable names, or what the wrapper line before the command sets.
  */
 async function swarmTable(dir: string): Promise<Table> {
   const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'sw-agree-bin-'));
-  fs.writeFileSync(path.join(bin, 'docker'), `#!/bin/sh\n[ "$1 $2" = "stack deploy" ] || exit 64\nexec ${JSON.stringify(DOCKER)} stack config -c stack.yml\n`, { mode: 0o755 });
+  const kept = path.join(bin, 'secrets');
+  fs.mkdirSync(kept);
+  fs.writeFileSync(path.join(bin, 'docker'), [
+    '#!/bin/sh',
+    'case "$1 $2" in',
+    '  "secret inspect") exit 1 ;;',
+    `  "secret create") for a; do prev=$name; name=$a; done; cat > ${JSON.stringify(kept)}/"$prev"; exit 0 ;;`,
+    `  "stack deploy") exec ${JSON.stringify(DOCKER)} stack config -c stack.yml ;;`,
+    'esac',
+    'exit 64',
+  ].join('\n') + '\n', { mode: 0o755 });
   const out = await run('bash', ['-c', `PATH=${bin}:$PATH; . scripts/lib.sh; stack_deploy`], dir);
-  fs.rmSync(bin, { recursive: true, force: true });
   const resolved = yaml.load(out) as any;
+  const secretOf = (key: string) => fs.readFileSync(path.join(kept, resolved.secrets[key].name), 'utf8');
   const raw = yaml.load(fs.readFileSync(path.join(dir, 'stack.yml'), 'utf8')) as any;
   const services: Record<string, Row> = {};
   for (const [id, s] of Object.entries(resolved.services as Record<string, any>)) {
+    const env: Record<string, string> = Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, String(v ?? '')]));
+    const mounted = ((s.secrets ?? []) as any[]).map((m) => String(m.source));
+    for (const spec of catalogue.services.get(id)?.manifest.environment ?? catalogue.frameworks.get(id)?.manifest.environment ?? []) {
+      const file = spec.fileVariable && env[spec.fileVariable];
+      if (!file) continue;
+      assert.ok(mounted.includes(file.replace('/run/secrets/', '')), `${id}: ${spec.fileVariable} names a mounted secret`);
+      env[spec.name] = secretOf(file.replace('/run/secrets/', ''));
+      delete env[spec.fileVariable];
+    }
+    for (const [name, value] of wrapperValues(s.entrypoint ?? s.command, secretOf)) env[name] = value;
     services[id] = {
       image: s.image,
-      env: Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, String(v ?? '')])),
-      keys: composeKeys(raw, id),
+      env,
+      keys: [...new Set([...composeKeys(raw, id), ...mounted])].sort(),
       mounts: (s.volumes ?? []).map((v: any) => v.target).sort(),
       health: composeHealth(s.healthcheck?.test),
     };
   }
+  fs.rmSync(bin, { recursive: true, force: true });
   return { services, routes: Object.values(readProxyRoutes(dir)).sort() };
+}
+
+/** The variables a wrapper line (`sh -c '<NAME=...; export NAME>... exec "$@"' sh <command>`) sets, as the shell would. */
+function wrapperValues(command: string[] | undefined, secretOf: (key: string) => string): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!command || command[0] !== 'sh' || command[1] !== '-c' || !/^exec "\$\$?@"$/m.test(command[2])) return out;
+  for (const line of command[2].split('\n')) {
+    const m = /^([A-Z_][A-Z0-9_]*)=(.*); export \1$/.exec(line);
+    if (!m) continue;
+    let value = '';
+    for (const [, quoted, file, word] of m[2].matchAll(/'((?:[^']|'\\'')*)'|"\$\$?\(cat \/run\/secrets\/([A-Za-z0-9_]+)\)"|([A-Za-z0-9_.\/:=@%+,-]+)/g)) {
+      value += quoted !== undefined ? quoted.replaceAll("'\\''", "'").replaceAll('$$', '$') : file !== undefined ? secretOf(file).replace(/\n+$/, '') : word;
+    }
+    out.set(m[1], value);
+  }
+  return out;
 }
 
 /** The real docker CLI, by its path: the fake one in front of it on PATH hands `stack deploy` on to it. */

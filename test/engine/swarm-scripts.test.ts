@@ -50,6 +50,11 @@ case "$*" in
   "service inspect "*) grep -q '^stack deploy' ${JSON.stringify(log)} || exit 1 ;;
   "service rollback "*) rm -f ${JSON.stringify(`${root}/broken`)} ;;
   "stack ps "*) [ -n "\${FAKE_TASK_ERROR:-}" ] && printf 'x_openclaw.1\\tn1\\tRejected 3 seconds ago\\tNo such image: openclaw:broken\\n' ;;
+  # Swarm secrets: one file each under secrets/, made by create (FAKE_SECRET_FAILS: create fails)
+  "secret inspect "*) [ -e ${JSON.stringify(`${root}/secrets`)}/"$3" ]; exit $? ;;
+  "secret create "*)
+    [ -z "\${FAKE_SECRET_FAILS:-}" ] || { echo "Error response from daemon: rpc error" >&2; exit 1; }
+    mkdir -p ${JSON.stringify(`${root}/secrets`)}; cat > ${JSON.stringify(`${root}/secrets`)}/"\${@: -2:1}" ;;
   "run --rm -i "*) cat >/dev/null; printf 'stackwright:$2y$10$0123456789abcdefghijkuVWXYZ0123456789abcdefghijklmnopq\\n\\n' ;;
 esac
 exit 0
@@ -59,7 +64,8 @@ exit 0
     spawnSync('bash', [path.join(dir, script), ...args], { cwd: root, env: env(extra), encoding: 'utf8', timeout: 60_000 });
   const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : []);
   const deployEnv = () => envExampleKeys(fs.readFileSync(deployed, 'utf8'));
-  return { dir, run, calls, deployEnv };
+  const secrets = () => new Map((fs.existsSync(path.join(root, 'secrets')) ? fs.readdirSync(path.join(root, 'secrets')) : []).map((n) => [n, fs.readFileSync(path.join(root, 'secrets', n), 'utf8')]));
+  return { dir, run, calls, deployEnv, secrets };
 }
 
 const REQUEST = { name: 'swarmy', preset: 'automation-hub', proxy: 'caddy', domain: 'example.com' } as const;
@@ -90,6 +96,41 @@ describe('the Swarm scripts', () => {
     fs.appendFileSync(path.join(dir, '.env'), 'STACK_PROXY_PASSWORD=another-one\n');
     assert.equal(run('scripts/deploy.sh').status, 0);
     assert.ok(calls().includes('service update --quiet --force swarmy_caddy'), calls().join('\n'));
+  });
+
+  test('deploy.sh makes a Swarm secret of each secret value stack.yml names, once; a changed value is a new secret; a failed create deploys nothing', () => {
+    const { dir, run, calls, deployEnv, secrets } = setup(REQUEST);
+    const referenced = [...new Set([...fs.readFileSync(path.join(dir, 'stack.yml'), 'utf8').matchAll(/\$\{STACK_SECRET_([A-Z0-9_]+)/g)].map((m) => m[1]))];
+    assert.ok(referenced.includes('POSTGRESQL_POSTGRES_PASSWORD'), referenced.join(' '));
+    assert.equal(run('scripts/deploy.sh').status, 0);
+    const env = envExampleKeys(fs.readFileSync(path.join(dir, '.env'), 'utf8'));
+    const made = secrets();
+    assert.equal(made.size, referenced.length, 'one secret per value');
+    for (const key of referenced) {
+      const name = deployEnv().get(`STACK_SECRET_${key}`)!;
+      assert.match(name, /^swarmy_[0-9a-f]{20}$/, key);
+      // the value as it is (no newline), or one newline for an empty optional key
+      assert.equal(made.get(name), env.get(key) || '\n', key);
+    }
+    assert.ok(calls().some((c) => /^secret create --label com\.docker\.stack\.namespace=swarmy --label stackwright\.key=POSTGRESQL_POSTGRES_PASSWORD swarmy_\w+ -$/.test(c)), calls().join('\n'));
+    // again: nothing new
+    assert.equal(run('scripts/deploy.sh').status, 0);
+    assert.equal(secrets().size, referenced.length);
+    // a changed value: one more secret, and the deploy names it
+    const old = deployEnv().get('STACK_SECRET_POSTGRESQL_POSTGRES_PASSWORD');
+    fs.writeFileSync(path.join(dir, '.env'), fs.readFileSync(path.join(dir, '.env'), 'utf8').replace(/^POSTGRESQL_POSTGRES_PASSWORD=.*$/m, 'POSTGRESQL_POSTGRES_PASSWORD=rotated0rotated0rotated0rotated0'));
+    assert.equal(run('scripts/deploy.sh').status, 0);
+    assert.equal(secrets().size, referenced.length + 1);
+    const now = deployEnv().get('STACK_SECRET_POSTGRESQL_POSTGRES_PASSWORD')!;
+    assert.notEqual(now, old);
+    assert.equal(secrets().get(now), 'rotated0rotated0rotated0rotated0');
+    // a create that fails: the message names the key, no deploy runs
+    fs.writeFileSync(path.join(dir, '.env'), fs.readFileSync(path.join(dir, '.env'), 'utf8').replace(/^POSTGRESQL_POSTGRES_PASSWORD=.*$/m, 'POSTGRESQL_POSTGRES_PASSWORD=rotated1rotated1rotated1rotated1'));
+    const deploys = calls().filter((c) => c.startsWith('stack deploy')).length;
+    const failed = run('scripts/deploy.sh', [], { FAKE_SECRET_FAILS: '1' });
+    assert.notEqual(failed.status, 0);
+    assert.match(failed.stderr, /could not create the Swarm secret for POSTGRESQL_POSTGRES_PASSWORD: the stack was not deployed/);
+    assert.equal(calls().filter((c) => c.startsWith('stack deploy')).length, deploys);
   });
 
   test('deploy.sh stops before deploying on an engine that is no Swarm manager, and on a required value .env lacks', () => {

@@ -3,12 +3,14 @@
 // (scripts/deploy.sh, the kit's images, STACK_RESOLVE_IMAGE=never). Checked: docker stack deploy warns of no
 // ignored option, every service converges (replicas n/n, a task with a health check counts once healthy; the
 // setup jobs complete), every route answers through the proxy with the login it names (asked from a container
-// on the stack's attachable overlay network: Swarm publishes no port of a stack without a public domain),
+// on the stack's attachable overlay network: Swarm publishes no port of a stack without a public domain), no
+// service definition holds a secret value the README does not name (the rest are Swarm secrets, read as files),
 // each consumer reaches only its own databases, a second deploy restarts no service (its setup jobs run again,
-// idempotent), and an update to a tag
+// idempotent), a backup restores (a row changed after it is back as it was), and an update to a tag
 // that does not exist is rolled back (by Swarm and scripts/update.sh) with .env naming the previous image.
 // The largest preset runs with --all only. `after` removes the stacks and leaves the swarm it made.
 import assert from 'node:assert/strict';
+import * as yaml from 'js-yaml';
 import { after, before, describe, test } from 'node:test';
 import { assertSucceeded, databaseProblems, type DatabaseExec } from './checks.js';
 import { docker, dockerOk, requireEngine } from './engine.js';
@@ -152,6 +154,26 @@ for (const { label, request, options, update } of CASES) {
       assert.deepEqual(problems, []);
     });
 
+    test('secrets are Swarm secrets: no service definition holds a secret value the README does not name', async () => {
+      const file = yaml.load(stack.read('stack.yml')) as { secrets?: Record<string, unknown> };
+      const keys = Object.keys(file.secrets ?? {});
+      assert.ok(keys.length > 0, 'stack.yml names Swarm secrets');
+      const secretValues = new Map(keys.map((k) => [stack.env(k), k]).filter(([v]) => v) as [string, string][]);
+      const named = new Set([...stack.read('README.md').matchAll(/^ {2}- `([^`]+)`: `([^`]+)` \(/gm)].map((m) => `${m[1]} ${m[2]}`));
+      const made = (await dockerOk(['secret', 'ls', '--filter', `label=com.docker.stack.namespace=${stack.project}`, '--format', '{{.Name}}'])).split('\n').filter(Boolean);
+      assert.ok(made.length >= keys.length, `a Swarm secret per value: ${made.join(' ')}`);
+      const problems: string[] = [];
+      for (const service of (await dockerOk(['stack', 'services', stack.project, '--format', '{{.Name}}'])).split('\n').filter(Boolean)) {
+        const env = JSON.parse(await dockerOk(['service', 'inspect', '--format', '{{json .Spec.TaskTemplate.ContainerSpec.Env}}', service])) as string[] | null;
+        const id = service.slice(stack.project.length + 1);
+        for (const entry of env ?? []) {
+          const [name, value] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
+          if (secretValues.has(value) && !named.has(`${id} ${name}`)) problems.push(`${id}: ${name} holds ${secretValues.get(value)}`);
+        }
+      }
+      assert.deepEqual(problems, []);
+    });
+
     test('each database consumer reaches its own databases and no other', async () => {
       const { checked, problems } = await databaseProblems(stack, taskExec(stack.project));
       assert.ok(checked > 0, 'consumers were checked');
@@ -170,6 +192,26 @@ for (const { label, request, options, update } of CASES) {
     });
 
     if (update) {
+      test('scripts/backup.sh, then --restore: a row written before the backup is back after the restore; every service converges', async () => {
+        const exec = taskExec(stack.project);
+        const sql = async (query: string) => {
+          const r = await exec('postgresql', [], ['psql', '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-U', stack.env('POSTGRESQL_POSTGRES_USER') ?? 'stack', '-d', 'n8n', '-c', query]);
+          assertSucceeded(r, `psql ${query}`);
+          return r.stdout.trim();
+        };
+        await sql("CREATE TABLE IF NOT EXISTS swarm_backup_marker (v text); DELETE FROM swarm_backup_marker; INSERT INTO swarm_backup_marker VALUES ('before')");
+        const backup = await stack.script('backup.sh', [], NEVER);
+        assertSucceeded(backup, 'backup.sh');
+        const dir = /backed up \d+ volume\(s\) to (\S+)/.exec(backup.stdout)?.[1];
+        assert.ok(dir, backup.stdout);
+        assert.deepEqual(notConverged(await replicas(stack.project)), [], 'deployed again after the backup');
+        await sql("UPDATE swarm_backup_marker SET v = 'after'");
+        const restore = await stack.script('backup.sh', ['--restore', dir], NEVER);
+        assertSucceeded(restore, 'backup.sh --restore');
+        assert.deepEqual(notConverged(await replicas(stack.project)), [], 'deployed again after the restore');
+        assert.equal(await sql('SELECT v FROM swarm_backup_marker'), 'before');
+      });
+
       test('an update to a tag that does not exist is rolled back; .env names the previous image again', async () => {
         const previous = stack.env(`${update.toUpperCase().replace(/-/g, '_')}_IMAGE`);
         const image = (await dockerOk(['service', 'inspect', '--format', '{{.Spec.TaskTemplate.ContainerSpec.Image}}', `${stack.project}_${update}`])).trim();
@@ -181,5 +223,13 @@ for (const { label, request, options, update } of CASES) {
         assert.deepEqual(notConverged(await replicas(stack.project)), []);
       });
     }
+
+    test('scripts/remove.sh removes the services and the stack\'s Swarm secrets; the volumes stay', async () => {
+      assertSucceeded(await stack.script('remove.sh'), 'remove.sh');
+      const label = `label=com.docker.stack.namespace=${stack.project}`;
+      assert.equal((await dockerOk(['service', 'ls', '-q', '--filter', label])).trim(), '');
+      assert.equal((await dockerOk(['secret', 'ls', '-q', '--filter', label])).trim(), '');
+      assert.notEqual((await dockerOk(['volume', 'ls', '-q', '--filter', label])).trim(), '');
+    });
   });
 }

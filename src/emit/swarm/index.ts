@@ -28,7 +28,8 @@ export class SwarmTemplates extends TargetTemplates<Name> {
 /** The bundle's files for Swarm: the plugin files (the proxy's config included) and `shared` from the Compose bundle. */
 export function swarmFiles(model: StackModel, pluginFiles: ReadonlyMap<string, string>, shared: ReadonlyMap<string, string>, templates: SwarmTemplates): Map<string, string> {
   const files = new Map<string, string>(pluginFiles);
-  files.set(STACK_FILE, buildStackFile(model));
+  const stackFile = buildStackFile(model);
+  files.set(STACK_FILE, stackFile.text);
   for (const file of SHARED_FILES) files.set(file, shared.get(file)!);
   const containers = model.members.filter((m) => m.placement === 'container');
   const servers = [...new Set(model.databases.map((d) => d.server))];
@@ -51,6 +52,9 @@ export function swarmFiles(model: StackModel, pluginFiles: ReadonlyMap<string, s
     routes: model.routes.map((r) => ({ url: r.url, service: r.service, protected: r.protected })),
     databases: servers.map((s) => ({ server: s, name: (model.plugins.get(s) as ServicePlugin).manifest.name, consumers: model.databases.filter((d) => d.server === s).map((d) => d.consumer) })),
     hardened: model.options.hardened,
+    // secrets that stay values in a service definition (docs/decisions.md "Swarm secrets")
+    secretValues: [...stackFile.plans].flatMap(([id, plan]) => plan.values.map((v) => ({ id, ...v }))),
+    secretFiles: [...stackFile.plans].reduce((n, [, plan]) => n + plan.mounts.length, 0),
     helperImage: HELPER_IMAGE,
     sh: shellQuote,
   };

@@ -9,12 +9,16 @@
 //   security_opt → left out (Swarm ignores it: no-new-privileges is lost, the README says so);
 //   ports → only the public ones (the proxy's, with a domain), published in host mode so the proxy sees the
 //   client's address; Swarm cannot bind a port to one address, so nothing else is published.
-// Every ${VAR} stays a reference: scripts/deploy.sh gives `docker stack deploy` the values of .env.
+//   secrets → Swarm secrets where the program reads a file or the command is ours (secrets.ts), else values.
+// Every ${VAR} stays a reference: scripts/deploy.sh gives `docker stack deploy` the values of .env, and the names
+// of the Swarm secrets it made from them.
 import * as yaml from 'js-yaml';
 import { composeDocument, NETWORK } from '../compose/compose.js';
 import { setupServiceName } from '../../model/layout.js';
 import { SOCKET_PROXY_NETWORK } from '../../model/socket-proxy.js';
 import type { StackModel } from '../../model/model.js';
+import type { ServicePlugin } from '../../catalogue/types.js';
+import { secretNameVariable, secretPlan, SECRETS_DIR, sensitiveKeys, wrapperScript, type SecretPlan } from './secrets.js';
 
 export const STACK_FILE = 'stack.yml';
 
@@ -52,23 +56,49 @@ export function sizeBytes(size: string): number {
 /** The architecture a node reports (node.platform.arch) for a Docker platform's. */
 const NODE_ARCH: Record<string, string> = { amd64: 'x86_64', arm64: 'aarch64', arm: 'armv7l' };
 
-/** The stack file as plain objects. */
-export function swarmDocument(model: StackModel): Obj {
+/** The stack file as plain objects, and how each service gets its secrets (the README lists what stays a value). */
+export function swarmDocument(model: StackModel): { document: Obj; plans: Map<string, SecretPlan> } {
   const compose = composeDocument(model) as { services: Record<string, Obj>; volumes?: Obj; networks: Record<string, Obj> };
-  const setups = new Set([...new Set(model.databases.map((d) => d.server))].map(setupServiceName));
+  const setups = new Map([...new Set(model.databases.map((d) => d.server))].map((s) => [setupServiceName(s), model.plugins.get(s) as ServicePlugin]));
+  const sensitive = sensitiveKeys(model);
   const services: Record<string, Obj> = {};
-  for (const [id, def] of Object.entries(compose.services)) services[id] = swarmService(model, id, def, setups.has(id));
+  const secretKeys = new Set<string>();
+  const plans = new Map<string, SecretPlan>();
+  for (const [id, def] of Object.entries(compose.services)) {
+    const plan = secretPlan(model, id, def, sensitive, setups.get(id));
+    plans.set(id, plan);
+    plan.mounts.forEach((k) => secretKeys.add(k));
+    services[id] = swarmService(model, id, def, setups.has(id), plan);
+  }
   const networks: Record<string, Obj> = { [NETWORK]: { driver: 'overlay', attachable: true } };
   // the Docker API stays on a network with no way out, as in Compose
   if (compose.networks[SOCKET_PROXY_NETWORK]) networks[SOCKET_PROXY_NETWORK] = { driver: 'overlay', internal: true };
-  return { services, networks, ...(compose.volumes ? { volumes: compose.volumes } : {}) };
+  // made by scripts/lib.sh (swarm_secrets) from .env before each deploy, one per value
+  const secrets = Object.fromEntries([...secretKeys].map((k) => [k, {
+    external: true, name: `\${${secretNameVariable(k)}:?${secretNameVariable(k)} is empty: run scripts/deploy.sh}`,
+  }]));
+  return { document: { services, networks, ...(compose.volumes ? { volumes: compose.volumes } : {}), ...(secretKeys.size ? { secrets } : {}) }, plans };
 }
 
-function swarmService(model: StackModel, id: string, def: Obj, setup: boolean): Obj {
+function swarmService(model: StackModel, id: string, def: Obj, setup: boolean, plan: SecretPlan): Obj {
   const out: Obj = {};
   for (const [key, value] of Object.entries(def)) if (!(COMPOSE_ONLY as readonly string[]).includes(key)) out[key] = value;
-  // the messages of required values name this target's script
-  if (def.environment) out.environment = Object.fromEntries(Object.entries(def.environment as Record<string, string>).map(([k, v]) => [k, v.replace(/is empty: run scripts\/start\.sh/, 'is empty: run scripts/deploy.sh')]));
+  if (def.environment) {
+    const gone = new Set([...plan.files.map((f) => f.name), ...plan.loaded.map((v) => v.name)]);
+    const environment: Record<string, string> = {};
+    for (const [k, v] of Object.entries(def.environment as Record<string, string>)) {
+      const file = plan.files.find((f) => f.name === k);
+      if (file) environment[file.fileVariable] = `${SECRETS_DIR}/${file.key}`;
+      // the messages of required values name this target's script
+      else if (!gone.has(k)) environment[k] = v.replace(/is empty: run scripts\/start\.sh/, 'is empty: run scripts/deploy.sh');
+    }
+    out.environment = environment;
+  }
+  if (plan.loaded.length) {
+    const part = def.entrypoint !== undefined ? 'entrypoint' : 'command';
+    out[part] = ['sh', '-c', wrapperScript(plan.loaded), 'sh', ...(def[part] as string[])];
+  }
+  if (plan.mounts.length) out.secrets = plan.mounts;
   const volumes = [...((def.volumes as string[] | undefined) ?? [])] as unknown[];
   for (const t of (def.tmpfs as string[] | undefined) ?? []) volumes.push({ type: 'tmpfs', target: t.split(':')[0] });
   if (typeof def.shm_size === 'string') volumes.push({ type: 'tmpfs', target: '/dev/shm', tmpfs: { size: sizeBytes(def.shm_size) } });
@@ -98,9 +128,11 @@ function swarmService(model: StackModel, id: string, def: Obj, setup: boolean): 
   return out;
 }
 
-/** stack.yml's text. */
-export function buildStackFile(model: StackModel): string {
-  return `# Generated by Stackwright for stack "${model.options.name}" (Docker Swarm). Deploy it with scripts/deploy.sh,\n`
+/** stack.yml's text, and the secret plans. */
+export function buildStackFile(model: StackModel): { text: string; plans: Map<string, SecretPlan> } {
+  const { document, plans } = swarmDocument(model);
+  const text = `# Generated by Stackwright for stack "${model.options.name}" (Docker Swarm). Deploy it with scripts/deploy.sh,\n`
     + '# which creates .env from .env.example, fills in the secrets and gives docker stack deploy its values.\n'
-    + yaml.dump(swarmDocument(model), DUMP);
+    + yaml.dump(document, DUMP);
+  return { text, plans };
 }

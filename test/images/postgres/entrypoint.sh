@@ -2,10 +2,21 @@
 # Our own entrypoint, written from the official postgres image's documented contract (hub.docker.com/_/postgres):
 # POSTGRES_PASSWORD (required), POSTGRES_USER (default postgres), POSTGRES_DB (default the user),
 # POSTGRES_INITDB_ARGS, PGDATA; first start runs initdb and /docker-entrypoint-initdb.d/*.sh|*.sql; a later
-# start on a kept volume skips all of it. Any other command (psql, sh ...) runs as given.
+# start on a kept volume skips all of it. Any other command (psql, sh ...) runs as given. POSTGRES_PASSWORD,
+# POSTGRES_USER and POSTGRES_DB may come from the file a *_FILE variable names instead (the documented "Docker
+# Secrets" form, for Swarm secrets); both at once is an error, as upstream's.
 set -euo pipefail
 if [ "${1:0:1}" = '-' ]; then set -- postgres "$@"; fi
 if [ "$1" != postgres ]; then exec "$@"; fi
+
+from_file() {
+  local file="${1}_FILE"
+  [ -n "${!file:-}" ] || return 0
+  if [ -n "${!1:-}" ]; then echo "postgres stand-in: both $1 and $file are set (they are exclusive)" >&2; exit 1; fi
+  export "$1=$(< "${!file}")"
+  unset "$file"
+}
+for v in POSTGRES_PASSWORD POSTGRES_USER POSTGRES_DB; do from_file "$v"; done
 
 if [ "$(id -u)" = 0 ]; then
   # as root: own PGDATA, then run as postgres (the image's gosu step)
