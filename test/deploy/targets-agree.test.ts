@@ -144,11 +144,12 @@ async function swarmTable(dir: string): Promise<Table> {
     const env: Record<string, string> = Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, String(v ?? '')]));
     const mounted = ((s.secrets ?? []) as any[]).map((m) => String(m.source));
     for (const spec of catalogue.services.get(id)?.manifest.environment ?? catalogue.frameworks.get(id)?.manifest.environment ?? []) {
-      const file = spec.fileVariable && env[spec.fileVariable];
-      if (!file) continue;
-      assert.ok(mounted.includes(file.replace('/run/secrets/', '')), `${id}: ${spec.fileVariable} names a mounted secret`);
-      env[spec.name] = secretOf(file.replace('/run/secrets/', ''));
-      delete env[spec.fileVariable];
+      const variable = spec.fileVariable;
+      if (!variable || !env[variable]) continue;
+      const key = env[variable].replace('/run/secrets/', '');
+      assert.ok(mounted.includes(key), `${id}: ${variable} names a mounted secret`);
+      env[spec.name] = secretOf(key);
+      delete env[variable];
     }
     for (const [name, value] of wrapperValues(s.entrypoint ?? s.command, secretOf)) env[name] = value;
     services[id] = {
