@@ -3,10 +3,20 @@
 # (hub.docker.com/_/mariadb, hub.docker.com/_/mysql): MARIADB_ROOT_PASSWORD or MYSQL_ROOT_PASSWORD (required),
 # MARIADB_DATABASE/MYSQL_DATABASE, MARIADB_USER/MYSQL_USER with MARIADB_PASSWORD/MYSQL_PASSWORD (all rights on
 # that database); first start initialises /var/lib/mysql and runs /docker-entrypoint-initdb.d/*.sh|*.sql, a
-# later start on a kept volume skips it. Other commands run as given.
+# later start on a kept volume skips it. Other commands run as given. Each of those variables may come from the
+# file a *_FILE variable names instead (the documented "Docker Secrets" form, for Swarm secrets); both at once is an
+# error, as upstream's.
 set -euo pipefail
 if [ "${1:0:1}" = '-' ]; then set -- mariadbd "$@"; fi
 case "$1" in mariadbd|mysqld) ;; *) exec "$@" ;; esac
+from_file() {
+  local file="${1}_FILE"
+  [ -n "${!file:-}" ] || return 0
+  if [ -n "${!1:-}" ]; then echo "MariaDB stand-in: both $1 and $file are set (they are exclusive)" >&2; exit 1; fi
+  export "$1=$(< "${!file}")"
+  unset "$file"
+}
+for v in ROOT_PASSWORD DATABASE USER PASSWORD; do from_file "MARIADB_$v"; from_file "MYSQL_$v"; done
 if [ "$(id -u)" = 0 ]; then
   chown -R mysql:mysql /var/lib/mysql /var/run/mysqld
   exec setpriv --reuid=mysql --regid=mysql --init-groups "$0" "$@"
