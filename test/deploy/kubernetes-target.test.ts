@@ -18,6 +18,7 @@ import { Gateway, HTTPRoute } from '@kubernetes-models/gateway-api/gateway.netwo
 import { Certificate, Issuer } from '@kubernetes-models/cert-manager/cert-manager.io/v1';
 import { readConfig, REPO_ROOT } from '../../src/config.js';
 import { Generator } from '../../src/pipeline/generate.js';
+import { numericUser } from '../../src/emit/kubernetes/pods.js';
 import { shippedCatalogue } from '../support/server.js';
 import { writeBundle } from '../support/bundle.js';
 import { KUBECTL, kustomize, runFile } from '../support/kubernetes.js';
@@ -177,6 +178,13 @@ describe('deploymentType kubernetes', () => {
             assert.equal(Boolean(c.startupProbe), Boolean(m.healthcheck.startPeriod), `${where}: startup probe iff start_period`);
           }
           if (m.stop) assert.ok(pod.terminationGracePeriodSeconds > 0, where);
+          // a numeric manifest user is the pod's user and its group owns the claims (a name cannot be carried)
+          const user = numericUser(m.user);
+          if (user) {
+            assert.equal(c.securityContext.runAsUser, user.uid, `${where}: runAsUser`);
+            if (user.gid !== undefined) assert.equal(c.securityContext.runAsGroup, user.gid, `${where}: runAsGroup`);
+            if (user.gid) assert.equal(pod.securityContext.fsGroup, user.gid, `${where}: fsGroup`);
+          }
           assert.equal(w.kind === 'StatefulSet', Boolean((m as any).databaseServer || (m as any).backup), `${where}: databases are StatefulSets`);
         }
         // every secret value comes from this pod's own Secret, which holds exactly the keys it reads
@@ -213,6 +221,26 @@ describe('deploymentType kubernetes', () => {
     assert.deepEqual(c.env.filter((e: any) => e.name === 'PGDATA'), [{ name: 'PGDATA', value: `${mount.mountPath}/pgdata` }]);
     const ns = r.objects.find((o) => o.kind === 'Namespace')!;
     assert.doesNotMatch(ns.metadata.annotations?.['stackwright.dev/pod-security-exceptions'] ?? '', /postgresql:/);
+  });
+
+  test('the six images that run as a named user carry its numbers (upstream uid:gid), so none is a Pod Security exception', () => {
+    // uid:gid of each image's user at the pinned tag, as the manifests cite them
+    const expected: Record<string, [number, number]> = {
+      redis: [999, 1000], rabbitmq: [999, 999], searxng: [977, 977], vectorchord: [999, 999], neo4j: [7474, 7474], 'playwright-server': [1001, 1001],
+    };
+    const files = generator.generate({ name: 'named-users', services: Object.keys(expected), deploymentType: 'kubernetes' }).files;
+    for (const [id, [uid, gid]] of Object.entries(expected)) {
+      const workload = (yaml.loadAll(files[`kubernetes/${id}.yaml`]) as Obj[]).find((o) => ['Deployment', 'StatefulSet'].includes(o.kind) && o.metadata.name === id)!;
+      const pod = workload.spec.template.spec;
+      const [c] = pod.containers;
+      assert.deepEqual([c.securityContext.runAsUser, c.securityContext.runAsGroup, c.securityContext.runAsNonRoot, pod.securityContext.fsGroup], [uid, gid, true, gid], id);
+    }
+    const ns = yaml.load(files['kubernetes/namespace.yaml']) as Obj;
+    const exceptions = ns.metadata.annotations?.['stackwright.dev/pod-security-exceptions'] ?? '';
+    for (const id of Object.keys(expected)) assert.ok(!exceptions.split(' | ').some((e) => e.startsWith(`${id}:`)), `${id} named in: ${exceptions}`);
+    // VectorChord is PostgreSQL's image: initdb as uid 999 cannot own a claim's root either, so PGDATA goes one folder down
+    const vc = (yaml.loadAll(files['kubernetes/vectorchord.yaml']) as Obj[]).find((o) => o.kind === 'StatefulSet')!.spec.template.spec.containers[0];
+    assert.deepEqual(vc.env.filter((e: any) => e.name === 'PGDATA'), [{ name: 'PGDATA', value: '/var/lib/postgresql/data/pgdata' }]);
   });
 
   test('network: default deny, DNS, and only the edges the model knows', () => {

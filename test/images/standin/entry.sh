@@ -1,4 +1,8 @@
 #!/bin/sh
 # The stand-in ignores the command the stack gives the upstream image: it cannot run upstream's program,
 # only take its place on the network, on its volumes and under its user.
+# Its pid is recorded before node starts (exec keeps it): a probe run as the container starts (the Kubernetes pod
+# runner probes at once) then finds the server starting, instead of starting a second one whose pid would
+# replace it (shim.sh).
+echo $$ > /tmp/standin.pid 2>/dev/null || true
 exec node /standin/server.mjs
