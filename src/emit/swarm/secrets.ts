@@ -23,6 +23,8 @@ export function secretNameVariable(key: string): string {
 }
 
 export interface SecretPlan {
+  /** where the wrapper line goes (the part of the definition holding our shell command), if anywhere */
+  wrap: 'entrypoint' | 'command' | null;
   /** .env keys mounted as files, each once */
   mounts: string[];
   /** variables replaced by the program's own file variable */
@@ -72,7 +74,7 @@ export function secretPlan(model: StackModel, id: string, def: Record<string, un
   const probeText = texts(def.healthcheck);
   const commandText = texts(def.entrypoint) + '\n' + texts(def.command);
   const backupVars = plugin?.kind === 'service' ? [plugin.manifest.backup?.userEnv, plugin.manifest.backup?.passwordEnv] : [];
-  const plan: SecretPlan = { mounts: [], files: [], loaded: [], values: [] };
+  const plan: SecretPlan = { wrap, mounts: [], files: [], loaded: [], values: [] };
   const mount = (key: string) => {
     if (!plan.mounts.includes(key)) plan.mounts.push(key);
   };

@@ -94,10 +94,7 @@ function swarmService(model: StackModel, id: string, def: Obj, setup: boolean, p
     }
     out.environment = environment;
   }
-  if (plan.loaded.length) {
-    const part = def.entrypoint !== undefined ? 'entrypoint' : 'command';
-    out[part] = ['sh', '-c', wrapperScript(plan.loaded), 'sh', ...(def[part] as string[])];
-  }
+  if (plan.loaded.length && plan.wrap) out[plan.wrap] = ['sh', '-c', wrapperScript(plan.loaded), 'sh', ...(def[plan.wrap] as string[])];
   if (plan.mounts.length) out.secrets = plan.mounts;
   const volumes = [...((def.volumes as string[] | undefined) ?? [])] as unknown[];
   for (const t of (def.tmpfs as string[] | undefined) ?? []) volumes.push({ type: 'tmpfs', target: t.split(':')[0] });
