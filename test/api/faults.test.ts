@@ -189,19 +189,36 @@ describe('one client address for everyone (a reverse proxy in front): the per-ad
     // a probe from another address, connected after them, is accepted after them: once it is answered,
     // the server holds all n connections (the state the test needs, without waiting on a clock)
     assert.match((await raw(port, 'GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', { localAddress: '127.0.0.2' })).text, /^HTTP\/1\.1 200 /);
+    // connections are closed to make room only as others are admitted (src/http/connections.ts, rule 1: one
+    // silent for a second); every one is admitted by now, so the server's count of those closes is final. On a
+    // loaded box connecting them all takes that long, and the first ones, silent until then, may be closed.
+    const evicted = await closedToMakeRoom(port);
     connections.forEach((c, i) => { if (c.socket.writable) c.socket.write(request(i)); });
     onSent?.();
-    return Promise.all(connections.map((c) => c.answer));
+    return { results: await Promise.all(connections.map((c) => c.answer)), evicted };
+  };
+  /** The server's count of connections closed to make room (GET /metrics from another address). */
+  const closedToMakeRoom = async (port: number): Promise<number> => {
+    const { text } = await raw(port, `GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`, { localAddress: '127.0.0.2' });
+    const line = /^stackwright_connection_cap_actions_total\{action="closed_idle"\} (\d+)$/m.exec(text);
+    assert.ok(line, `GET /metrics has the connection-cap count: ${text.slice(0, 300)}`);
+    return Number(line[1]);
+  };
+  /** Every outcome is 200 or 503, but for as many closes without an answer as the server counted closing to make room. */
+  const assertAnsweredOrMadeRoom = (counts: Record<string, number>, evicted: number) => {
+    const closed = counts['closed without an answer'] ?? 0;
+    assert.ok(closed <= evicted, `${closed} connections closed without an answer, ${evicted} closed to make room: ${JSON.stringify(counts)}`);
+    assert.deepEqual(Object.keys(counts).filter((o) => o !== '200' && o !== '503' && o !== 'closed without an answer'), [], JSON.stringify(counts));
   };
   const tally = (outcomes: string[]) => outcomes.reduce<Record<string, number>>((counts, o) => ({ ...counts, [o]: (counts[o] ?? 0) + 1 }), {});
 
-  test('150 concurrent generates from one address: 0 resets, each 200 or 503 with Retry-After', async (t) => {
+  test('150 concurrent generates from one address: 0 resets, each 200 or 503 with Retry-After (or counted as closed to make room)', async (t) => {
     const server = await spawnServer({ STACK_RATE_LIMIT_GENERATE: '100000' });
     try {
-      const results = await connectAllThenSend(server.port, 150, generate);
+      const { results, evicted } = await connectAllThenSend(server.port, 150, generate);
       const counts = tally(results.map(outcome));
-      t.diagnostic(`outcomes: ${JSON.stringify(counts)}`);
-      assert.deepEqual(Object.keys(counts).filter((o) => o !== '200' && o !== '503'), [], JSON.stringify(counts));
+      t.diagnostic(`outcomes: ${JSON.stringify(counts)}; closed to make room while connecting: ${evicted}`);
+      assertAnsweredOrMadeRoom(counts, evicted);
       assert.ok((counts['200'] ?? 0) >= 100, `at least the per-address cap of 100 generated: ${JSON.stringify(counts)}`);
       // and the address is not locked out afterwards
       assert.equal(outcome(await raw(server.port, generate(150))), '200');
@@ -210,15 +227,15 @@ describe('one client address for everyone (a reverse proxy in front): the per-ad
     }
   });
 
-  test('200 requests in flight from one address at SIGTERM: every one answered (200, or 503 past the cap), then exit 0', async (t) => {
+  test('200 requests in flight from one address at SIGTERM: every one answered (200, or 503 past the cap; or counted as closed to make room), then exit 0', async (t) => {
     const server = await spawnServer({ STACK_SHUTDOWN_GRACE_MS: '1500' });
     const request = 'GET /api/v1/presets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
     // the signal follows the requests at once: they are accepted but most are not yet read
-    const results = await connectAllThenSend(server.port, 200, () => request, () => setImmediate(() => server.child.kill('SIGTERM')));
+    const { results, evicted } = await connectAllThenSend(server.port, 200, () => request, () => setImmediate(() => server.child.kill('SIGTERM')));
     const exit = await new Promise<number | null>((r) => (server.child.exitCode !== null ? r(server.child.exitCode) : server.child.once('exit', r)));
     const counts = tally(results.map(outcome));
-    t.diagnostic(`outcomes: ${JSON.stringify(counts)}`);
-    assert.deepEqual(Object.keys(counts).filter((o) => o !== '200' && o !== '503'), [], JSON.stringify(counts));
+    t.diagnostic(`outcomes: ${JSON.stringify(counts)}; closed to make room while connecting: ${evicted}`);
+    assertAnsweredOrMadeRoom(counts, evicted);
     assert.equal(exit, 0);
   });
 
