@@ -170,22 +170,26 @@ export class Generator {
       estimatedMemoryMB: resolution.estimatedMemoryMB,
       memoryLimitMB: resolution.memoryLimitMB,
     };
+    const pluginFiles = this.pluginFiles.render(model);
     // the one place a deployment target picks its emitter; Compose (docker, bare-metal) follows
+    let files: Map<string, string>;
     if (model.options.deployment === 'kubernetes') {
-      return this.assemble(request, summary, kubernetesFiles(model, this.pluginFiles.render(model), this.bundleTemplates.render(model, SHARED_FILES), this.kubernetesTemplates, this.cache));
+      files = kubernetesFiles(model, pluginFiles, this.bundleTemplates.render(model, SHARED_FILES), this.kubernetesTemplates, this.cache);
+    } else if (model.options.deployment === 'swarm') {
+      files = swarmFiles(model, pluginFiles, this.bundleTemplates.render(model, SWARM_SHARED_FILES), this.swarmTemplates);
+    } else {
+      files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)], ...pluginFiles]);
+      for (const [file, content] of this.bundleTemplates.render(model)) files.set(file, content);
     }
-    if (model.options.deployment === 'swarm') {
-      return this.assemble(request, summary, swarmFiles(model, this.pluginFiles.render(model), this.bundleTemplates.render(model, SWARM_SHARED_FILES), this.swarmTemplates));
-    }
-    const files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)]]);
-    // most plugin files come out the same for many stacks (and skills are the catalogue's strings): their
-    // sha256 is remembered by content
+    // most plugin files come out the same for many stacks (and skills are the catalogue's strings), on every
+    // target: their sha256 is remembered by content
     const known = new Map<string, string>();
-    for (const [file, content] of this.pluginFiles.render(model)) {
-      files.set(file, content);
-      if (this.contentHashes) known.set(file, this.contentHash(content));
+    if (this.contentHashes) {
+      for (const file of pluginFiles.keys()) {
+        const content = files.get(file);
+        if (content !== undefined) known.set(file, this.contentHash(content));
+      }
     }
-    for (const [file, content] of this.bundleTemplates.render(model)) files.set(file, content);
     return this.assemble(request, summary, files, known);
   }
 

@@ -1,8 +1,8 @@
 // emit/yaml-dump.ts gives js-yaml's dump byte for byte (issue 36): on every compose document (each
 // block, and the document whole) for every preset in containers and on bare metal behind each proxy, and
 // on values chosen to take every branch of js-yaml's scalar styling and layout; and what it writes reads
-// back as the same object. (The Kubernetes objects go through the same function; test/deploy covers
-// their files, and render-caches.test.ts every target's bundle.)
+// back as the same object; and on every Swarm stack document (stack.yml's body). (The Kubernetes objects go
+// through the same function; test/deploy covers their files, and render-caches.test.ts every target's bundle.)
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
@@ -10,6 +10,7 @@ import { buildModel } from '../../src/model/build-model.js';
 import { resolve } from '../../src/model/resolve.js';
 import { composeDocument } from '../../src/emit/compose/compose.js';
 import { DUMP_OPTIONS, dumpYaml } from '../../src/emit/yaml-dump.js';
+import { swarmDocument } from '../../src/emit/swarm/stack-file.js';
 import { shippedCatalogue } from '../support/server.js';
 
 const catalogue = shippedCatalogue();
@@ -36,6 +37,22 @@ describe('the emitters\' YAML dump', () => {
             for (const [id, def] of Object.entries(doc.services)) assertDumpsAlike({ [id]: def }, `${preset}: the block of ${id}`);
             documents++;
           }
+        }
+      }
+    }
+    assert.ok(documents > catalogue.presets.size, `${documents} documents compared`);
+  });
+
+  test('equals js-yaml\'s for every Swarm stack document, every preset behind each proxy', () => {
+    let documents = 0;
+    for (const preset of catalogue.presets.keys()) {
+      for (const proxy of ['none', ...catalogue.proxies.keys()]) {
+        for (const domain of [undefined, 'example.com']) {
+          const resolution = resolve(catalogue, { preset, proxy, domain });
+          if (resolution.errors.length || resolution.conflicts.length) continue;
+          const { document } = swarmDocument(buildModel(resolution, { name: 'yaml-check', domain, gpu: false, deployment: 'swarm', hardened: true }));
+          assertDumpsAlike(document, `${preset}, swarm, ${proxy}, ${domain ?? 'no domain'}`);
+          documents++;
         }
       }
     }

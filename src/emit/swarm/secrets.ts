@@ -53,9 +53,21 @@ export function wrappable(def: { entrypoint?: unknown; command?: unknown }): 'en
   return SHELLS.has(first(def.command) ?? '') ? 'command' : null;
 }
 
-/** Whether Compose-escaped shell text expands the variable ($$NAME, $${NAME...}). */
-function expands(text: string, name: string): boolean {
-  return new RegExp(`\\$\\$(\\{${name}\\b|${name}\\b)`).test(text);
+/** Whether a character code is a word character ([A-Za-z0-9_]), as a regular expression's \b sees it. */
+function isWordCode(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+/**
+ * Whether Compose-escaped shell text expands the variable ($$NAME, $${NAME...}, the name not going on). A
+ * search rather than a regular expression made per variable and call; names are word characters (envName).
+ */
+export function expands(text: string, name: string): boolean {
+  for (let at = text.indexOf('$$'); at !== -1; at = text.indexOf('$$', at + 1)) {
+    const start = text.charCodeAt(at + 2) === 123 /* { */ ? at + 3 : at + 2;
+    if (text.startsWith(name, start) && !isWordCode(text.charCodeAt(start + name.length))) return true;
+  }
+  return false;
 }
 
 function texts(v: unknown): string {
