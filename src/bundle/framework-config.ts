@@ -25,10 +25,14 @@ export function frameworkHome(manifest: FrameworkManifest, native: boolean, stac
   return (native ? manifest.config.home.native : manifest.config.home.container).replaceAll('<stack>', stackName);
 }
 
+/** The arguments of `docker compose exec` that attach a person to an interactive framework (the README's and this file's). */
+export function execArguments(id: string, interactive: NonNullable<FrameworkManifest['interactive']>): string {
+  return `${interactive.workdir ? `-w ${interactive.workdir} ` : ''}${id} ${interactive.command}`;
+}
+
 /** What a person runs to reach an interactive framework: its command natively, else `docker compose exec` into it. */
-export function interactiveAccess(id: string, interactive: NonNullable<FrameworkManifest['interactive']>, native: boolean): string {
-  if (native) return interactive.command;
-  return `docker compose exec ${interactive.workdir ? `-w ${interactive.workdir} ` : ''}${id} ${interactive.command}`;
+function interactiveAccess(id: string, interactive: NonNullable<FrameworkManifest['interactive']>, native: boolean): string {
+  return native ? interactive.command : `docker compose exec ${execArguments(id, interactive)}`;
 }
 
 /** The gateway section's keys, in order, for a framework with or without an HTTP gateway and with or without `interactive`. */
