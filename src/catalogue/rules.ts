@@ -165,7 +165,7 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
 /** What the shared part of configs/<id>/config.yaml (bundle/framework-config.ts) takes from the manifest must exist. */
 function checkReferenceConfig(plugin: FrameworkPlugin, shared: ReadonlySet<string>, add: Add): void {
   const { config, ports } = plugin.manifest;
-  const targets = commentTargets(plugin.manifest);
+  const targets = commentTargets(plugin);
   for (const key of Object.keys(config.comments ?? {})) {
     if (!targets.has(key)) add(plugin.file, `/config/comments/${key}`, 'framework.config', `"${key}" is no section or key of the reference config${didYouMean(key, targets)}`);
   }
