@@ -14,6 +14,7 @@ import {
   BIND_VARIABLE, envKey, imageRef, NATIVE_BIND_VARIABLE, nativeConfigPath, nativeSkillsDir, nativeStateDir, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
 } from '../model/model.js';
 import { bashValue, nativeEnvironment, psValue, type NativeVariable } from '../emit/bare-metal/native-env.js';
+import { execArguments } from './framework-config.js';
 import { AUTH_FILE_FORMAT } from './proxy-auth.js';
 import { SOCKET_PROXY_SERVICE } from '../model/socket-proxy.js';
 import { LOCAL_MODEL_SERVER_VARIABLE, wiredServers } from '../model/model-servers.js';
@@ -84,8 +85,7 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
   const interactive = model.members
     .filter((m) => m.placement === 'container' && m.plugin.kind === 'framework' && (m.plugin as FrameworkPlugin).manifest.interactive)
     .map((m) => {
-      const { command, workdir } = (m.plugin as FrameworkPlugin).manifest.interactive!;
-      return { id: m.plugin.id, name: m.plugin.manifest.name, command: `${workdir ? `-w ${workdir} ` : ''}${m.plugin.id} ${command}` };
+      return { id: m.plugin.id, name: m.plugin.manifest.name, command: execArguments(m.plugin.id, (m.plugin as FrameworkPlugin).manifest.interactive!) };
     });
   return {
     stack: { name: options.name, domain: options.domain ?? null, deployment: options.deployment, gpu: options.gpu, platform: options.platform ?? null },

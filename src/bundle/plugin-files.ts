@@ -8,6 +8,7 @@ import { frameworkConfigPath, proxyFilePath, serviceFilePath } from '../model/la
 import { configString, yamlScalar } from '../emit/escape.js';
 import { clientKeys, nativeSkillsDir, type StackMember, type StackModel } from '../model/model.js';
 import { lockedAuthFile } from './proxy-auth.js';
+import { frameworkHome, referenceConfig } from './framework-config.js';
 
 interface ServiceEntry {
   id: string;
@@ -94,12 +95,15 @@ function skillsReadme(model: StackModel): string {
     ...(packs.length ? packs : ['No skill pack was selected.']), ''].join('\n');
 }
 
-/** One plugin template a stack renders: whose, which, the bundle path it becomes, what it sees beyond the common context. */
+/** One plugin file a stack renders: whose, from which template, the bundle path it becomes, what it sees beyond the common context. */
 export interface TemplateJob {
   member: StackMember;
-  template: string;
+  /** the plugin's template, or null for a file built in code alone (a framework config without a section of its own) */
+  template: string | null;
   path: string;
   extra: Record<string, unknown>;
+  /** the file around the template's text, built in code from the same context (a framework's reference config) */
+  around?: (context: ReturnType<typeof pluginContext>, own: string) => string;
 }
 
 /** Every plugin template the stack renders, in bundle order (the one list the renderer and the load check share). */
@@ -107,10 +111,14 @@ export function templateJobs(model: StackModel): TemplateJob[] {
   const jobs: TemplateJob[] = [];
   for (const member of model.members) {
     const p = member.plugin;
-    const job = (template: string, path: string, extra: Record<string, unknown> = {}) => jobs.push({ member, template, path, extra });
+    const job = (template: string | null, path: string, extra: Record<string, unknown> = {}, around?: TemplateJob['around']) => jobs.push({ member, template, path, extra, around });
     if (p.kind === 'framework') {
+      // the shared part of every framework's reference config is built in code; the template adds its own section
       const fw = p as FrameworkPlugin;
-      job(fw.manifest.config.template, frameworkConfigPath(p.id), { framework: { id: p.id, name: fw.manifest.name, role: member.role ?? 'primary' } });
+      const role = member.role ?? 'primary';
+      const native = member.placement === 'native';
+      job(fw.manifest.config.template ?? null, frameworkConfigPath(p.id), { framework: { id: p.id, name: fw.manifest.name, role, home: frameworkHome(fw.manifest, native, model.options.name) } },
+        (context, own) => referenceConfig(fw, role, native, context) + (own ? `\n${own}` : ''));
     } else if (p.kind === 'service') {
       const m = (p as ServicePlugin).manifest;
       // the shared scrape configuration (catalogue/scrape-config.ts) also sees what differs between scrapers
@@ -152,13 +160,18 @@ function stackRenderer(model: StackModel, compiled: (plugin: ContainerPlugin, na
     return context;
   };
   return (job: TemplateJob): string => {
-    const data = { ...pluginContext(sharedFor(job.member.placement), model, job.member), ...job.extra };
-    try {
-      return renderTemplate(compiled(job.member.plugin, job.template), data);
-    } catch (e) {
-      const plugin = job.member.plugin;
-      throw new TemplateRenderError(plugin, job.template, failingLine(plugin.templates.get(job.template)!, data), templateErrorMessage(e));
+    const context = pluginContext(sharedFor(job.member.placement), model, job.member);
+    const data = { ...context, ...job.extra };
+    let own = '';
+    if (job.template !== null) {
+      try {
+        own = renderTemplate(compiled(job.member.plugin, job.template), data);
+      } catch (e) {
+        const plugin = job.member.plugin;
+        throw new TemplateRenderError(plugin, job.template, failingLine(plugin.templates.get(job.template)!, data), templateErrorMessage(e));
+      }
     }
+    return job.around ? job.around(context, own) : own;
   };
 }
 

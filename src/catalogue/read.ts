@@ -149,14 +149,15 @@ function readFamilies(ctx: ReadContext, dir: string): { loaded: Map<string, Data
  */
 function templateNames(kind: PluginKind, manifest: Record<string, unknown>, joined?: string, scrape?: string): { name: string; pointer: string }[] {
   const m = manifest as {
-    files?: { template: string }[]; config?: { template: string }; configFiles?: { template: string }[];
+    files?: { template: string }[]; config?: { template?: string }; configFiles?: { template: string }[];
     databaseServer?: { setup: string };
   };
   if (kind === 'service') {
     const files = (m.files ?? []).map((f, i) => ({ name: f.template, pointer: `/files/${i}/template` })).filter((f) => f.name !== scrape);
     return m.databaseServer && m.databaseServer.setup !== joined ? [...files, { name: m.databaseServer.setup, pointer: '/databaseServer/setup' }] : files;
   }
-  if (kind === 'framework' && m.config) return [{ name: m.config.template, pointer: '/config/template' }];
+  // a framework's template is its own section of the reference config, when it has one
+  if (kind === 'framework' && m.config?.template !== undefined) return [{ name: m.config.template, pointer: '/config/template' }];
   if (kind === 'proxy') return (m.configFiles ?? []).map((f, i) => ({ name: f.template, pointer: `/configFiles/${i}/template` }));
   return [];
 }

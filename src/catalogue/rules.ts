@@ -6,7 +6,8 @@ import { checkFamilies } from './database-families.js';
 import { checkMetrics } from './scrape-config.js';
 import { didYouMean, type LoadRule, type Problem } from './problems.js';
 import type { RawCatalogue } from './read.js';
-import type { ContainerManifest, ContainerPlugin, ServicePlugin } from './types.js';
+import type { ContainerManifest, ContainerPlugin, FrameworkPlugin, ServicePlugin } from './types.js';
+import { commentTargets } from '../bundle/framework-config.js';
 
 /**
  * References inside an env `value`: `{{id.VAR}}` (a variable of a plugin), `{{host:id}}` and
@@ -150,6 +151,7 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
         if (!forServer.has(name)) add(plugin.file, localModelVariables ? `/firstRun/localModelVariables/${i}` : '/firstRun/localModels', 'framework.first-run', `${name} names a model of the local model server: declare it in environment with shared: true and ifPresent: ${localModels[0]}`);
       });
     }
+    checkReferenceConfig(plugin, shared, add);
   }
   for (const [name, source] of plugin.templates) {
     try {
@@ -158,6 +160,21 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
       add(plugin.file, '', 'template.compile', `template "${name}" does not compile: ${templateErrorMessage(e)}`);
     }
   }
+}
+
+/** What the shared part of configs/<id>/config.yaml (bundle/framework-config.ts) takes from the manifest must exist. */
+function checkReferenceConfig(plugin: FrameworkPlugin, shared: ReadonlySet<string>, add: Add): void {
+  const { config, ports } = plugin.manifest;
+  const targets = commentTargets(plugin);
+  for (const key of Object.keys(config.comments ?? {})) {
+    if (!targets.has(key)) add(plugin.file, `/config/comments/${key}`, 'framework.config', `"${key}" is no section or key of the reference config${didYouMean(key, targets)}`);
+  }
+  if (config.gateway && !(ports ?? []).some((p) => p.container === config.gateway!.port)) {
+    add(plugin.file, '/config/gateway/port', 'framework.config', `${config.gateway.port} is not a container port in ports`);
+  }
+  (config.providers ?? []).forEach((p, i) => {
+    if (!shared.has(p.apiKeyEnv)) add(plugin.file, `/config/providers/${i}/apiKeyEnv`, 'framework.config', `${p.apiKeyEnv} is not a shared variable this framework declares in environment`);
+  });
 }
 
 /**

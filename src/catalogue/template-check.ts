@@ -76,7 +76,7 @@ export function checkTemplateRenders(catalogue: Catalogue): Problem[] {
       if (resolution.errors.length || resolution.conflicts.length) continue;
       const model = buildModel(resolution, { name: 'template-check', domain: variant.domain, gpu: false, deployment: variant.deployment, hardened: true });
       renderEachTemplate(model, compiled, (job, error) => {
-        const file = templateFile(job.member.plugin, job.template);
+        const file = templateFile(job.member.plugin, error.template);
         if (reported.has(file)) return;
         reported.add(file);
         problems.push({

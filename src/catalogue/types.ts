@@ -136,7 +136,23 @@ export interface FrameworkManifest extends ContainerManifest {
   default?: boolean;
   /** a CLI that idles in its container; users attach with `docker compose exec` */
   interactive?: { command: string; workdir?: string };
-  config: { template: string; target: string; nativePath: string };
+  /**
+   * configs/<id>/config.yaml, the reference file (bundle/framework-config.ts builds its shared part from these):
+   * `reads`, `about`: its header (what the framework really reads instead); `home`: where it keeps its state;
+   * `providers`: the provider keys it reads; `gateway`: its HTTP gateway; `comments`: comment lines before a
+   * section or key of the file; `template`: its own section, appended
+   */
+  config: {
+    template?: string;
+    target: string;
+    nativePath: string;
+    reads: string;
+    about?: string[];
+    home: { container: string; native: string };
+    providers?: { id: string; apiKeyEnv: string }[];
+    gateway?: { port: number; bind: { container: string; native: string }; healthPath?: string; authTokenEnv?: string };
+    comments?: Record<string, string>;
+  };
   skillsTarget: string;
   native: NativeRecipe;
   /**

@@ -1,26 +1,33 @@
 // emit/yaml-dump.ts gives js-yaml's dump byte for byte (issue 36): on every compose document (each
 // block, and the document whole) for every preset in containers and on bare metal behind each proxy, and
-// on values chosen to take every branch of js-yaml's scalar styling and layout; and what it writes reads
-// back as the same object; and on every Swarm stack document (stack.yml's body). (The Kubernetes objects go
-// through the same function; test/deploy covers their files, and render-caches.test.ts every target's bundle.)
+// on values chosen to take every branch of js-yaml's scalar styling and layout, in both styles (the emitters',
+// and the framework configs' with every string quoted); and what it writes reads back as the same object; and
+// on every Swarm stack document (stack.yml's body). (The Kubernetes objects go through the same function;
+// test/deploy covers their files, and render-caches.test.ts every target's bundle.)
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { buildModel } from '../../src/model/build-model.js';
 import { resolve } from '../../src/model/resolve.js';
 import { composeDocument } from '../../src/emit/compose/compose.js';
-import { DUMP_OPTIONS, dumpYaml } from '../../src/emit/yaml-dump.js';
+import { DUMP_OPTIONS, QUOTED_DUMP_OPTIONS, dumpQuotedYaml, dumpYaml } from '../../src/emit/yaml-dump.js';
 import { swarmDocument } from '../../src/emit/swarm/stack-file.js';
 import { shippedCatalogue } from '../support/server.js';
 
 const catalogue = shippedCatalogue();
 
-function assertDumpsAlike(value: unknown, what: string): void {
-  const expected = yaml.dump(value, DUMP_OPTIONS);
+/** The two styles: the emitters' documents, and the framework configs' (every string double-quoted). */
+const STYLES = [
+  { name: 'emitted', dump: dumpYaml, options: DUMP_OPTIONS },
+  { name: 'every string quoted', dump: dumpQuotedYaml, options: QUOTED_DUMP_OPTIONS },
+] as const;
+
+function assertDumpsAlikeIn(value: unknown, what: string, style: (typeof STYLES)[number] = STYLES[0]): void {
+  const expected = yaml.dump(value, style.options);
   // twice: the first asks js-yaml for each scalar, the second uses what it kept
-  assert.equal(dumpYaml(value), expected, what);
-  assert.equal(dumpYaml(value), expected, `${what}, again`);
-  assert.deepEqual(yaml.load(dumpYaml(value)), yaml.load(expected), `${what} reads back the same`);
+  assert.equal(style.dump(value), expected, what);
+  assert.equal(style.dump(value), expected, `${what}, again`);
+  assert.deepEqual(yaml.load(style.dump(value)), yaml.load(expected), `${what} reads back the same`);
 }
 
 describe('the emitters\' YAML dump', () => {
@@ -33,8 +40,8 @@ describe('the emitters\' YAML dump', () => {
             const resolution = resolve(catalogue, { preset, proxy, domain });
             if (resolution.errors.length || resolution.conflicts.length) continue;
             const doc = composeDocument(buildModel(resolution, { name: 'yaml-check', domain, gpu: preset === 'local-ai', deployment, hardened: true })) as { services: Record<string, unknown> };
-            assertDumpsAlike(doc, `${preset}, ${deployment}, ${proxy}, ${domain ?? 'no domain'}`);
-            for (const [id, def] of Object.entries(doc.services)) assertDumpsAlike({ [id]: def }, `${preset}: the block of ${id}`);
+            assertDumpsAlikeIn(doc, `${preset}, ${deployment}, ${proxy}, ${domain ?? 'no domain'}`);
+            for (const [id, def] of Object.entries(doc.services)) assertDumpsAlikeIn({ [id]: def }, `${preset}: the block of ${id}`);
             documents++;
           }
         }
@@ -51,7 +58,7 @@ describe('the emitters\' YAML dump', () => {
           const resolution = resolve(catalogue, { preset, proxy, domain });
           if (resolution.errors.length || resolution.conflicts.length) continue;
           const { document } = swarmDocument(buildModel(resolution, { name: 'yaml-check', domain, gpu: false, deployment: 'swarm', hardened: true }));
-          assertDumpsAlike(document, `${preset}, swarm, ${proxy}, ${domain ?? 'no domain'}`);
+          assertDumpsAlikeIn(document, `${preset}, swarm, ${proxy}, ${domain ?? 'no domain'}`);
           documents++;
         }
       }
@@ -59,7 +66,8 @@ describe('the emitters\' YAML dump', () => {
     assert.ok(documents > catalogue.presets.size, `${documents} documents compared`);
   });
 
-  test('equals js-yaml\'s on every branch of its scalar styling and layout', () => {
+  for (const style of STYLES) test(`equals js-yaml's on every branch of its scalar styling and layout (${style.name})`, () => {
+    const assertDumpsAlike = (value: unknown, what: string) => assertDumpsAlikeIn(value, what, style);
     const strings = [
       '', ' ', '  lead', 'trail ', 'plain', 'two words', 'yes', 'no', 'on', 'off', 'y', 'true', 'False', 'null', 'Null', '~', '8080', '0x1F', '0o17',
       '1e3', '1.5', '.inf', '-.inf', '.nan', '2026-11-28', '12:30', 'a: b', 'a:b', 'a #b', '#x', '- x', '-x', '-', '? x', ':x', '{x}', '[x]', 'a,b', '@x',
@@ -84,8 +92,8 @@ describe('the emitters\' YAML dump', () => {
     // what js-yaml refuses, this refuses alike
     class Thing { x = 1; }
     for (const odd of [{ f: () => 1 }, { t: new Thing() }, { list: [Symbol('s')] }]) {
-      assert.throws(() => yaml.dump(odd, DUMP_OPTIONS), yaml.YAMLException);
-      assert.throws(() => dumpYaml(odd), yaml.YAMLException);
+      assert.throws(() => yaml.dump(odd, style.options), yaml.YAMLException);
+      assert.throws(() => style.dump(odd), yaml.YAMLException);
     }
   });
 });

@@ -19,7 +19,7 @@ platforms: [linux/amd64]
 minMemoryMB: 64
 memoryLimitMB: 128
 hardening: { capAdd: [], why: "the fixture image runs as its own user" }
-config: { template: config.yaml.eta, target: /etc/fw/config.yaml, nativePath: /etc/fw/config.yaml }
+config: { template: config.yaml.eta, target: /etc/fw/config.yaml, nativePath: /etc/fw/config.yaml, reads: "Fw does not read this file; it reads its environment.", home: { container: /var/lib/fw, native: ~/.fw } }
 skillsTarget: /etc/fw/skills
 native: { description: installs fw, install: "true", run: fw }
 environment:

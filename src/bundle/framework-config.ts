@@ -1,0 +1,132 @@
+// configs/<id>/config.yaml: the reference description of the stack every framework gets (issue 31). The
+// part all frameworks share (the header, the stack, the framework and its gateway, provider keys, the other
+// services, the companions, the skill packs) is built here as objects from the model and the framework's
+// manifest (`config.*`) and dumped; the framework's own section, where it has one, is its template
+// (`config.template`), appended. A fix to the shared part is made once, and a framework plugin holds only
+// what is its own.
+import type { FrameworkManifest, FrameworkPlugin } from '../catalogue/types.js';
+// every string double-quoted, as the templates' `it.yaml` writes scalars, so the shared part and the
+// framework's own section read alike
+import { dumpQuotedYaml } from '../emit/yaml-dump.js';
+
+/** The template context's parts the shared document reads (bundle/plugin-files.ts builds them). */
+export interface ReferenceContext {
+  stack: { name: string; domain: string | null; deployment: string };
+  self: { id: string; host: string; url: string | null; ports: { container: number; host: number | null; web: boolean }[] } | null;
+  services: { id: string; name: string; kind: string; category: string | null; host: string; url: string | null; ports: { container: number; web: boolean }[]; secrets: string[] }[];
+  skills: { id: string; name: string; dir: string; skills: { id: string; name: string; description: string }[] }[];
+}
+
+/**
+ * Where the framework keeps its state, for the placement it runs in (also the template's `it.framework.home`);
+ * `<stack>` in it becomes the stack's name, as in firstRun's steps.
+ */
+export function frameworkHome(manifest: FrameworkManifest, native: boolean, stackName: string): string {
+  return (native ? manifest.config.home.native : manifest.config.home.container).replaceAll('<stack>', stackName);
+}
+
+/** The arguments of `docker compose exec` that attach a person to an interactive framework (the README's and this file's). */
+export function execArguments(id: string, interactive: NonNullable<FrameworkManifest['interactive']>): string {
+  return `${interactive.workdir ? `-w ${interactive.workdir} ` : ''}${id} ${interactive.command}`;
+}
+
+/** What a person runs to reach an interactive framework: its command natively, else `docker compose exec` into it. */
+function interactiveAccess(id: string, interactive: NonNullable<FrameworkManifest['interactive']>, native: boolean): string {
+  return native ? interactive.command : `docker compose exec ${execArguments(id, interactive)}`;
+}
+
+/** A stack of the framework alone: where the document's keys are read from, as they do not depend on the stack. */
+const EMPTY_STACK: ReferenceContext = { stack: { name: 'stack', domain: null, deployment: 'docker' }, self: null, services: [], skills: [] };
+
+/**
+ * Every place `config.comments` may name: a section (`gateway`) or a key of a mapping section
+ * (`gateway.bind`), read off the document itself. The loader holds a manifest's comments to these (rule
+ * framework.config).
+ */
+export function commentTargets(plugin: FrameworkPlugin): Set<string> {
+  const self = { id: plugin.id, host: plugin.id, url: null, ports: [] };
+  const out = new Set<string>();
+  for (const [section, value] of Object.entries(referenceDocument(plugin, 'primary', false, { ...EMPTY_STACK, self }))) {
+    out.add(section);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) for (const key of Object.keys(value)) out.add(`${section}.${key}`);
+  }
+  return out;
+}
+
+/** `text` as comment lines at `indent`, one `#` line per line of the text. */
+function commentLines(text: string, indent: string): string {
+  return text.split('\n').map((line) => `${indent}#${line ? ` ${line}` : ''}\n`).join('');
+}
+
+/** One top-level section as YAML, with the manifest's comments before it and before its keys. */
+function section(key: string, value: unknown, comments: Readonly<Record<string, string>>): string {
+  let text = dumpQuotedYaml({ [key]: value });
+  for (const [target, comment] of Object.entries(comments)) {
+    const [top, child] = target.split('.');
+    if (top !== key || child === undefined) continue;
+    // a key of this mapping is a line two spaces in starting with it (every string is one double-quoted line)
+    const at = text.search(new RegExp(`^  ${child}:`, 'm'));
+    if (at === -1) throw new Error(`config.comments names ${target}, which the reference file does not have`);
+    text = text.slice(0, at) + commentLines(comment, '  ') + text.slice(at);
+  }
+  return (comments[key] !== undefined ? commentLines(comments[key], '') : '') + text;
+}
+
+/** The shared part's sections, in the file's order, as objects. */
+function referenceDocument(plugin: FrameworkPlugin, role: string, native: boolean, context: ReferenceContext): Record<string, unknown> {
+  const m = plugin.manifest;
+  const c = m.config;
+  const self = context.self!;
+  const home = frameworkHome(m, native, context.stack.name);
+  const others = context.services.filter((s) => s.id !== self.id && s.kind !== 'framework');
+  const companions = context.services.filter((s) => s.id !== self.id && s.kind === 'framework');
+  const gateway = c.gateway
+    ? {
+      enabled: true,
+      port: c.gateway.port,
+      bind: native ? c.gateway.bind.native : c.gateway.bind.container,
+      // the gateway's own port as the framework reaches itself (its host, the port unmapped: its own placement)
+      url: `http://${self.host}:${c.gateway.port}`,
+      healthPath: c.gateway.healthPath ?? null,
+      authTokenEnv: c.gateway.authTokenEnv ?? null,
+    }
+    : { enabled: false, port: null, url: null, healthPath: null, authTokenEnv: null };
+  return {
+    stackwright: { configVersion: 1, stack: context.stack.name, domain: context.stack.domain, deployment: context.stack.deployment },
+    framework: {
+      id: plugin.id, name: m.name, role, interactive: m.interactive !== undefined, host: self.host, url: self.url, home,
+      ports: self.ports.map((p) => ({ container: p.container, host: p.host, web: p.web })),
+    },
+    gateway: m.interactive ? { ...gateway, access: interactiveAccess(plugin.id, m.interactive, native) } : gateway,
+    providers: c.providers ?? [],
+    services: others.map((s) => ({
+      id: s.id, name: s.name, kind: s.kind, category: s.category, host: s.host, url: s.url,
+      ports: s.ports.map((p) => ({ container: p.container, web: p.web })),
+      secretEnv: s.secrets,
+    })),
+    companions: companions.map((s) => ({ id: s.id, name: s.name, host: s.host, url: s.url })),
+    skills: {
+      packs: context.skills.map((pack) => ({
+        id: pack.id, name: pack.name, dir: pack.dir,
+        skills: pack.skills.map((sk) => ({ id: sk.id, name: sk.name, description: sk.description, file: `${pack.dir}/${sk.id}/SKILL.md` })),
+      })),
+    },
+  };
+}
+
+/**
+ * The reference file's shared part (ending in a line break), for the framework in `context.self` placed
+ * natively or in a container. Strings are dumped as data, so nothing from a request or a plugin can
+ * break the YAML.
+ */
+export function referenceConfig(plugin: FrameworkPlugin, role: string, native: boolean, context: ReferenceContext): string {
+  const c = plugin.manifest.config;
+  const header = commentLines([
+    `Reference only: ${c.reads}`,
+    `Generated by Stackwright for the stack ${JSON.stringify(context.stack.name)}. Regenerate the stack instead of editing this file.`,
+    ...(c.about ?? []),
+    'No secret values are written here: every key and token is named by the environment variable that holds it.',
+  ].join('\n'), '');
+  const comments = c.comments ?? {};
+  return header + Object.entries(referenceDocument(plugin, role, native, context)).map(([key, value]) => section(key, value, comments)).join('\n');
+}
