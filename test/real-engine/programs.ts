@@ -54,6 +54,9 @@ export const REAL_PROGRAMS: RealProgram[] = [
   { images: ['nodered/node-red'], dir: 'node-red', program: 'Node-RED', from: 'npm', npm: 'node-red', version: '5.0.4', versionCommand: ['node', '-p', "require('/usr/src/node-red/node_modules/node-red/package.json').version"] },
   // n8n-nodes-base names xlsx by a cdn.sheetjs.com tarball (0.20.x) that npm cannot fetch here: npm's 0.18.5 instead
   { images: ['n8nio/n8n'], dir: 'n8n', program: 'n8n', from: 'npm', npm: 'n8n', npmOverrides: { xlsx: '0.18.5' }, version: '1.123.81', versionCommand: ['node', '-p', "require('/usr/local/lib/n8n/node_modules/n8n/package.json').version"], note: 'xlsx 0.18.5 from npm in place of the 0.20 tarball from cdn.sheetjs.com', proven: false },
+  // verdaccio-audit names node-fetch by the dist-tag `cjs`, which the registry here lacks: 2.7.0, the newest 2.x (CommonJS)
+  { images: ['verdaccio/verdaccio'], dir: 'verdaccio', program: 'Verdaccio', from: 'npm', npm: 'verdaccio', npmOverrides: { 'node-fetch': '2.7.0' }, version: '6.10.4', versionCommand: ['node', '-p', "require('/usr/local/lib/verdaccio/node_modules/verdaccio/package.json').version"] },
+  { images: ['phpmyadmin'], dir: 'phpmyadmin', program: 'phpMyAdmin', from: 'Debian trixie', version: '5.2.2', versionCommand: ['dpkg-query', '-W', '-f=${Version}', 'phpmyadmin'], note: 'PHP 8.4 and Debian\'s Apache in place of php:8.3-apache' },
   { images: ['unleashorg/unleash-server'], dir: 'unleash', program: 'Unleash', from: 'npm', npm: 'unleash-server', version: '8.2.0', versionCommand: ['node', '-p', "require('/unleash/node_modules/unleash-server/package.json').version"], note: '8.1.0 is not on npm' },
 ];
 
