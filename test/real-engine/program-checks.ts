@@ -318,7 +318,13 @@ export const PROGRAM_CHECKS: Record<string, ProgramCheck> = {
     },
     async write(stack) {
       const problems: string[] = [];
-      const settings = await nodeHttp(stack, 'n8n', 'http://127.0.0.1:5678/rest/settings');
+      // n8n answers /healthz (the manifest's health check) once it listens, before its REST routes are registered
+      // (n8n@1.123.81 dist/abstract-server.js init() listens, dist/server.js start() adds the routes): wait for them
+      let settings = await nodeHttp(stack, 'n8n', 'http://127.0.0.1:5678/rest/settings');
+      for (let i = 0; i < 60 && status(settings) === 404; i++) {
+        await new Promise((r) => setTimeout(r, 2000));
+        settings = await nodeHttp(stack, 'n8n', 'http://127.0.0.1:5678/rest/settings');
+      }
       if (!/"showSetupOnFirstLoad":true/.test(settings.stdout)) problems.push(`the first visit is not offered the owner setup: ${out(settings)}`);
       const setup = await nodeHttp(stack, 'n8n', 'http://127.0.0.1:5678/rest/owner/setup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: N8N_OWNER.email, firstName: 'Stack', lastName: 'Wright', password: N8N_OWNER.password }) });
       expectStatus(problems, 'set up the owner', setup, [200, 201]);
@@ -393,6 +399,56 @@ export const PROGRAM_CHECKS: Record<string, ProgramCheck> = {
       expect(problems, 'a wrong password', wrong, /LOGIN-FORM/);
       if (/LOGGED-IN/.test(wrong.stdout)) problems.push(`a wrong password logged in: ${out(wrong)}`);
       if (!/Access denied/i.test(wrong.stdout)) problems.push(`a wrong password without MySQL's access-denied error: ${out(wrong)}`);
+      return problems;
+    },
+  },
+
+  actual: {
+    proves: 'the sync server runs as 1001:1001 with its account database on the /data volume and asks its first visitor for the server password; the password set then logs in and a wrong one is refused, the session token validates; after a restart the server is still set up (no second first visit) and the password still logs in',
+    async check(stack) {
+      const problems: string[] = [];
+      expect(problems, 'the account database on the volume, owned by 1001', await exec(stack, 'actual', ['stat', '-c', '%u %n', '/data/server-files/account.sqlite']), /^1001 /);
+      const boot = await actualApi(stack, '/account/needs-bootstrap');
+      expectStatus(problems, 'GET /account/needs-bootstrap', boot, [200]);
+      return problems;
+    },
+    async write(stack) {
+      const problems: string[] = [];
+      const boot = await actualApi(stack, '/account/needs-bootstrap');
+      if (!/"bootstrapped":false/.test(boot.stdout)) problems.push(`a new server does not ask for its password: ${out(boot)}`);
+      expectStatus(problems, 'the first visitor sets the server password', await actualApi(stack, '/account/bootstrap', { password: ACTUAL_PASSWORD }), [200]);
+      problems.push(...(await actualLogins(stack)));
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      const boot = await actualApi(stack, '/account/needs-bootstrap');
+      if (!/"bootstrapped":true/.test(boot.stdout)) problems.push(`the server asks for a password again after the restart: ${out(boot)}`);
+      problems.push(...(await actualLogins(stack)));
+      return problems;
+    },
+  },
+
+  wiremock: {
+    proves: 'WireMock runs with the rendered WIREMOCK_OPTIONS: the admin API takes admin and the .env password and refuses no login and a wrong password; a stub created with persistent: true answers on the mocked endpoint and is there after a restart (mappings/ on the volume)',
+    async check(stack) {
+      const problems: string[] = [];
+      const password = setting(stack, 'wiremock', 'ADMIN_PASSWORD');
+      expect(problems, 'the admin API with the .env password', await wiremockAdmin(stack, '/__admin/mappings', `admin:${password}`), /^200 /);
+      expect(problems, 'the admin API without a login', await wiremockAdmin(stack, '/__admin/mappings'), /^401 /);
+      expect(problems, 'the admin API with a wrong password', await wiremockAdmin(stack, '/__admin/mappings', `admin:${password}x`), /^401 /);
+      return problems;
+    },
+    async write(stack) {
+      const problems: string[] = [];
+      const stub = JSON.stringify({ request: { method: 'GET', url: `/${MARK}` }, response: { status: 200, body: MARK }, persistent: true });
+      expect(problems, 'create a persistent stub', await wiremockAdmin(stack, '/__admin/mappings', `admin:${setting(stack, 'wiremock', 'ADMIN_PASSWORD')}`, stub), /^201 /);
+      expect(problems, 'the stub answers', await exec(stack, 'wiremock', ['curl', '-fsS', `http://127.0.0.1:8080/${MARK}`]), new RegExp(`^${MARK}$`));
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      expect(problems, 'the stub answers after the restart', await exec(stack, 'wiremock', ['curl', '-fsS', `http://127.0.0.1:8080/${MARK}`]), new RegExp(`^${MARK}$`));
       return problems;
     },
   },
@@ -493,4 +549,30 @@ else
   echo LOGGED-IN; printf '%s' "$page" | grep -o "db=$3[&\\"]" | head -1
   curl -fsS -c "$j" -b "$j" "$base/index.php?route=/server/import&server=1" | grep -o '(Max: [^)]*)' | head -1
 fi`, user, password, database);
+}
+
+/** The server password the Actual check sets as the first visitor. */
+const ACTUAL_PASSWORD = 'Stackwright-check-1';
+
+/** A GET (or, with a body, a JSON POST) to Actual's API inside its container. */
+function actualApi(stack: Stack, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<CommandResult> {
+  return nodeHttp(stack, 'actual', `http://127.0.0.1:5006${route}`, body === undefined ? { headers } : { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+/** The server password logs in and its token validates; a wrong password gets no token. */
+async function actualLogins(stack: Stack): Promise<string[]> {
+  const problems: string[] = [];
+  const login = await actualApi(stack, '/account/login', { loginMethod: 'password', password: ACTUAL_PASSWORD });
+  const token = /"token":"([^"]+)"/.exec(login.stdout)?.[1];
+  if (status(login) !== 200 || !token) problems.push(`log in with the server password: ${out(login)}`);
+  else expect(problems, 'the session token validates', await actualApi(stack, '/account/validate', undefined, { 'x-actual-token': token }), /"validated":true/);
+  const wrong = await actualApi(stack, '/account/login', { loginMethod: 'password', password: `${ACTUAL_PASSWORD}x` });
+  if (/"token"/.test(wrong.stdout) || !/invalid-password/.test(wrong.stdout)) problems.push(`a wrong password: ${out(wrong)}`);
+  return problems;
+}
+
+/** WireMock's admin API with curl inside its container (with `user:password`, and a JSON body to POST): the status, a space, the body. */
+function wiremockAdmin(stack: Stack, route: string, login?: string, post?: string): Promise<CommandResult> {
+  const args = ['curl', '-sS', '-o', '/tmp/body', '-w', '%{http_code} ', ...(login ? ['-u', login] : []), ...(post ? ['-H', 'content-type: application/json', '--data', post] : []), `http://127.0.0.1:8080${route}`];
+  return bash(stack, 'wiremock', '"$@" && cat /tmp/body', ...args);
 }

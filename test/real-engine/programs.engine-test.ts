@@ -56,6 +56,11 @@ export const PROGRAM_STACKS: { label: string; inCi: boolean; unproven?: true; re
     request: { name: 'e2e-phpmyadmin-program', primaryFramework: 'nanobot', services: ['phpmyadmin'], proxy: 'nginx' },
   },
   {
+    label: 'Actual\'s sync server and WireMock from npm behind nginx',
+    inCi: false,
+    request: { name: 'e2e-actual-wiremock-programs', primaryFramework: 'nanobot', services: ['actual', 'wiremock'], proxy: 'nginx' },
+  },
+  {
     label: 'n8n from npm on PostgreSQL behind nginx',
     inCi: false,
     unproven: true,
