@@ -1,7 +1,7 @@
 // The image kit: nothing can be pulled here, so every image a stack names is built from Debian packages
 // (and npm, for OpenClaw) and tagged with the exact reference the stack uses. test/images/README.md says
 // what each image does and does not prove.
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,13 +83,27 @@ export async function npmContext(dir: string, npmPackage: string, version: strin
     rmSync(path.join(context, 'app'), { recursive: true, force: true });
     mkdirSync(path.join(context, 'app'), { recursive: true });
     writeFileSync(path.join(context, 'app', 'package.json'), JSON.stringify({ private: true, ...(overrides ? { overrides } : {}) }));
-    const npm = await command('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--omit=dev', `${npmPackage}@${version}`], { cwd: path.join(context, 'app'), timeoutMs: 900_000 });
+    // native modules (Actual's better-sqlite3) are compiled for the Node the kit ships: its headers, not the ones the
+    // host's node-gyp would default to (Debian's npm builds against Debian's Node 20 in /usr/include/nodejs)
+    const nodedir = nodeHeadersDir();
+    const env = { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`, ...(nodedir ? { npm_config_nodedir: nodedir } : {}) };
+    const npm = await command('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--omit=dev', `${npmPackage}@${version}`], { cwd: path.join(context, 'app'), env, timeoutMs: 900_000 });
     if (npm.code !== 0) throw new Error(`npm install ${npmPackage}@${version} failed:\n${npm.stderr.slice(-2000)}`);
     writeFileSync(installed, `${npmPackage}@${version}\n`);
   }
   cpSync(path.join(KIT_DIR, dir), context, { recursive: true });
   copyFileSync(process.execPath, path.join(context, 'node'));
   return context;
+}
+
+/**
+ * The folder holding include/node for the Node running this process: its own distribution (bin/node beside
+ * include/), or npm's `node` package, whose platform package carries the distribution's headers.
+ */
+function nodeHeadersDir(): string | undefined {
+  const bin = path.dirname(realpathSync(process.execPath));
+  const candidates = [path.dirname(bin), path.join(path.dirname(bin), 'node_modules', `node-${process.platform}-${process.arch}`)];
+  return candidates.find((dir) => existsSync(path.join(dir, 'include', 'node', 'node_api.h')));
 }
 
 /** What the generic stand-in needs to know of the upstream image it replaces, from its manifest. */

@@ -44,7 +44,7 @@ export function kitTable(catalogue: Catalogue): string {
         gap = versionGap(program.version, pin);
         if (program.proven === false) {
           unproven++;
-          how = `${standin}; kit for the real ${what} not yet proven (STACKWRIGHT_UNPROVEN_KITS=1)${note}`;
+          how = `${standin}; kit for the real ${what} marked unproven, on with STACKWRIGHT_UNPROVEN_KITS=1${note}`;
         } else {
           real++;
           how = `real: ${what}${note}`;
@@ -56,7 +56,7 @@ export function kitTable(catalogue: Catalogue): string {
   }
   return [
     BEGIN,
-    `${real} of ${all} catalogue entries with an image run their real program in the tier; kits for ${unproven} more are written and not yet proven on an engine.`,
+    `${real} of ${all} catalogue entries with an image run their real program in the tier; kits for ${unproven} more are written and marked unproven (programs.ts), off unless STACKWRIGHT_UNPROVEN_KITS=1.`,
     '',
     '| entry | pinned image | how the tier runs it | version gap to the pin | beyond boot |',
     '|---|---|---|---|---|',

@@ -2,7 +2,10 @@
 // generic checks: the program's own config check passes on the rendered file, the credentials in .env log in
 // and wrong ones do not, and data written before a stop is there after the next start. Each check returns the
 // problems it found (empty when the program passed), run from inside the service's container.
-import type { CommandResult } from './engine.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { command, type CommandResult } from './engine.js';
 import type { Stack } from './stack.js';
 
 export interface ProgramCheck {
@@ -315,7 +318,13 @@ export const PROGRAM_CHECKS: Record<string, ProgramCheck> = {
     },
     async write(stack) {
       const problems: string[] = [];
-      const settings = await nodeHttp(stack, 'n8n', 'http://127.0.0.1:5678/rest/settings');
+      // n8n answers /healthz (the manifest's health check) once it listens, before its REST routes are registered
+      // (n8n@1.123.81 dist/abstract-server.js init() listens, dist/server.js start() adds the routes): wait for them
+      let settings = await nodeHttp(stack, 'n8n', 'http://127.0.0.1:5678/rest/settings');
+      for (let i = 0; i < 60 && status(settings) === 404; i++) {
+        await new Promise((r) => setTimeout(r, 2000));
+        settings = await nodeHttp(stack, 'n8n', 'http://127.0.0.1:5678/rest/settings');
+      }
       if (!/"showSetupOnFirstLoad":true/.test(settings.stdout)) problems.push(`the first visit is not offered the owner setup: ${out(settings)}`);
       const setup = await nodeHttp(stack, 'n8n', 'http://127.0.0.1:5678/rest/owner/setup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: N8N_OWNER.email, firstName: 'Stack', lastName: 'Wright', password: N8N_OWNER.password }) });
       expectStatus(problems, 'set up the owner', setup, [200, 201]);
@@ -326,6 +335,120 @@ export const PROGRAM_CHECKS: Record<string, ProgramCheck> = {
       const login = (password: string) => nodeHttp(stack, 'n8n', 'http://127.0.0.1:5678/rest/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ emailOrLdapLoginId: N8N_OWNER.email, email: N8N_OWNER.email, password }) });
       expectStatus(problems, 'the owner logs in after the restart', await login(N8N_OWNER.password), [200]);
       expectStatus(problems, 'a wrong password', await login(`${N8N_OWNER.password}x`), [401]);
+      return problems;
+    },
+  },
+
+  verdaccio: {
+    proves: 'Verdaccio starts on the rendered config.yaml and the htpasswd line the start command writes: `npm login`\'s request with the .env admin gets a token and a wrong password gets none, sign-up is closed, packages need a login, `npm whoami` with the token names the admin; a package published with npm while npmjs is unreachable (publish.allow_offline) is there after a restart (storage volume)',
+    async check(stack) {
+      const problems: string[] = [];
+      const { user, password } = verdaccioAdmin(stack);
+      const ok = await verdaccioLogin(stack, user, password);
+      if (![200, 201].includes(ok.status) || !ok.token) problems.push(`npm login as the .env admin: HTTP ${ok.status}: ${ok.body.slice(0, 200)}`);
+      const wrong = await verdaccioLogin(stack, user, `${password}x`);
+      if (wrong.status < 400 || wrong.token) problems.push(`npm login with a wrong password: HTTP ${wrong.status}: ${wrong.body.slice(0, 200)}`);
+      // max_users -1: a new name may not add itself (the image's default config lets anyone sign up)
+      const signUp = await hostHttp(`${verdaccioUrl(stack)}/-/user/org.couchdb.user:${MARK}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: MARK, password: 'Some-password-1' }) });
+      if (signUp.status !== 409 || !/registration disabled/.test(signUp.body)) problems.push(`sign-up: want HTTP 409 registration disabled, got ${signUp.status}: ${signUp.body.slice(0, 200)}`);
+      // access: $authenticated (the image's default config lets anyone read)
+      const anonymous = await hostHttp(`${verdaccioUrl(stack)}/${MARK}`);
+      if (![401, 403].includes(anonymous.status)) problems.push(`a package read without a login: want HTTP 401/403, got ${anonymous.status}`);
+      // npm whoami asks the registry only with a token (with user:password it prints the configured name)
+      expect(problems, 'npm whoami with the login\'s token', await npmAgainst(stack, ['whoami'], { token: ok.token }), new RegExp(`^${user}\\s*$`));
+      expectRefused(problems, 'npm whoami with a token Verdaccio did not issue', await npmAgainst(stack, ['whoami'], { token: Buffer.from(`${MARK}:not-a-token`).toString('base64') }));
+      return problems;
+    },
+    async write(stack) {
+      const problems: string[] = [];
+      const { user, password } = verdaccioAdmin(stack);
+      const { token } = await verdaccioLogin(stack, user, password);
+      const pkg = mkdtempSync(path.join(os.tmpdir(), 'stackwright-verdaccio-pkg-'));
+      try {
+        writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: MARK, version: '1.0.0', description: 'published by the engine tier', license: 'MIT' }));
+        writeFileSync(path.join(pkg, 'index.js'), `module.exports = '${MARK}';\n`);
+        const r = await npmAgainst(stack, ['publish', '--loglevel=error'], { token, cwd: pkg });
+        if (r.code !== 0) problems.push(`npm publish: exit ${r.code}: ${r.stderr.trim().slice(-400)}`);
+      } finally {
+        rmSync(pkg, { recursive: true, force: true });
+      }
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      const { user, password } = verdaccioAdmin(stack);
+      const { token } = await verdaccioLogin(stack, user, password);
+      expect(problems, 'npm view of the package after the restart', await npmAgainst(stack, ['view', MARK, 'version'], { token }), /^1\.0\.0\s*$/);
+      return problems;
+    },
+  },
+
+  phpmyadmin: {
+    proves: 'phpMyAdmin connects to the server the rendered PMA_HOST/PMA_PORT name (read by the kit\'s config.inc.php, written from upstream\'s): the stack\'s MySQL user from .env logs in through the cookie login form and sees its database, a wrong password is refused with MySQL\'s access-denied error; PHP takes UPLOAD_LIMIT',
+    async check(stack) {
+      const problems: string[] = [];
+      const user = setting(stack, 'mysql', 'MYSQL_USER');
+      const password = setting(stack, 'mysql', 'MYSQL_PASSWORD');
+      const database = setting(stack, 'mysql', 'MYSQL_DATABASE');
+      const ok = await phpMyAdminLogin(stack, user, password, database);
+      expect(problems, 'log in as the .env MySQL user', ok, new RegExp(`LOGGED-IN[\\s\\S]*db=${database}`));
+      if (!/pmaAuth-1/.test(ok.stdout)) problems.push(`no login cookie after the .env login: ${out(ok)}`);
+      const uploadLimit = stack.env('PHPMYADMIN_UPLOAD_LIMIT') ?? '';
+      if (!new RegExp(`Max: ${uploadLimit.replace(/M$/, '')}\\s*MiB`).test(ok.stdout)) problems.push(`the import page does not offer the UPLOAD_LIMIT ${uploadLimit}: ${out(ok)}`);
+      const wrong = await phpMyAdminLogin(stack, user, `${password}x`, database);
+      expect(problems, 'a wrong password', wrong, /LOGIN-FORM/);
+      if (/LOGGED-IN/.test(wrong.stdout)) problems.push(`a wrong password logged in: ${out(wrong)}`);
+      if (!/Access denied/i.test(wrong.stdout)) problems.push(`a wrong password without MySQL's access-denied error: ${out(wrong)}`);
+      return problems;
+    },
+  },
+
+  actual: {
+    proves: 'the sync server runs as 1001:1001 with its account database on the /data volume and asks its first visitor for the server password; the password set then logs in and a wrong one is refused, the session token validates; after a restart the server is still set up (no second first visit) and the password still logs in',
+    async check(stack) {
+      const problems: string[] = [];
+      expect(problems, 'the account database on the volume, owned by 1001', await exec(stack, 'actual', ['stat', '-c', '%u %n', '/data/server-files/account.sqlite']), /^1001 /);
+      const boot = await actualApi(stack, '/account/needs-bootstrap');
+      expectStatus(problems, 'GET /account/needs-bootstrap', boot, [200]);
+      return problems;
+    },
+    async write(stack) {
+      const problems: string[] = [];
+      const boot = await actualApi(stack, '/account/needs-bootstrap');
+      if (!/"bootstrapped":false/.test(boot.stdout)) problems.push(`a new server does not ask for its password: ${out(boot)}`);
+      expectStatus(problems, 'the first visitor sets the server password', await actualApi(stack, '/account/bootstrap', { password: ACTUAL_PASSWORD }), [200]);
+      problems.push(...(await actualLogins(stack)));
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      const boot = await actualApi(stack, '/account/needs-bootstrap');
+      if (!/"bootstrapped":true/.test(boot.stdout)) problems.push(`the server asks for a password again after the restart: ${out(boot)}`);
+      problems.push(...(await actualLogins(stack)));
+      return problems;
+    },
+  },
+
+  wiremock: {
+    proves: 'WireMock runs with the rendered WIREMOCK_OPTIONS: the admin API takes admin and the .env password and refuses no login and a wrong password; a stub created with persistent: true answers on the mocked endpoint and is there after a restart (mappings/ on the volume)',
+    async check(stack) {
+      const problems: string[] = [];
+      const password = setting(stack, 'wiremock', 'ADMIN_PASSWORD');
+      expect(problems, 'the admin API with the .env password', await wiremockAdmin(stack, '/__admin/mappings', `admin:${password}`), /^200 /);
+      expect(problems, 'the admin API without a login', await wiremockAdmin(stack, '/__admin/mappings'), /^401 /);
+      expect(problems, 'the admin API with a wrong password', await wiremockAdmin(stack, '/__admin/mappings', `admin:${password}x`), /^401 /);
+      return problems;
+    },
+    async write(stack) {
+      const problems: string[] = [];
+      const stub = JSON.stringify({ request: { method: 'GET', url: `/${MARK}` }, response: { status: 200, body: MARK }, persistent: true });
+      expect(problems, 'create a persistent stub', await wiremockAdmin(stack, '/__admin/mappings', `admin:${setting(stack, 'wiremock', 'ADMIN_PASSWORD')}`, stub), /^201 /);
+      expect(problems, 'the stub answers', await exec(stack, 'wiremock', ['curl', '-fsS', `http://127.0.0.1:8080/${MARK}`]), new RegExp(`^${MARK}$`));
+      return problems;
+    },
+    async readBack(stack) {
+      const problems: string[] = [];
+      expect(problems, 'the stub answers after the restart', await exec(stack, 'wiremock', ['curl', '-fsS', `http://127.0.0.1:8080/${MARK}`]), new RegExp(`^${MARK}$`));
       return problems;
     },
   },
@@ -361,4 +484,95 @@ function n8nSql(stack: Stack, query: string): Promise<CommandResult> {
 async function nodeRedToken(stack: Stack): Promise<string> {
   const r = await nodeHttp(stack, 'node-red', 'http://127.0.0.1:1880/auth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', username: setting(stack, 'node-red', 'ADMIN_USER'), password: setting(stack, 'node-red', 'ADMIN_PASSWORD') }) });
   return (JSON.parse(r.stdout.split('\n').slice(1).join('\n') || '{}') as { access_token?: string }).access_token ?? '';
+}
+
+/** Verdaccio's admin as .env holds it. */
+function verdaccioAdmin(stack: Stack): { user: string; password: string } {
+  return { user: setting(stack, 'verdaccio', 'VERDACCIO_ADMIN_USERNAME'), password: setting(stack, 'verdaccio', 'VERDACCIO_ADMIN_PASSWORD') };
+}
+
+/**
+ * npm login's request for an existing user (npm-profile's couch login: the PUT again with basic auth after the 409
+ * of a user that exists): the status, and the token Verdaccio hands out.
+ */
+async function verdaccioLogin(stack: Stack, user: string, password: string): Promise<{ status: number; body: string; token: string }> {
+  const r = await hostHttp(`${verdaccioUrl(stack)}/-/user/org.couchdb.user:${encodeURIComponent(user)}`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` }, body: JSON.stringify({ name: user, password }) });
+  let token = '';
+  try { token = (JSON.parse(r.body) as { token?: string }).token ?? ''; } catch { /* not JSON: no token */ }
+  return { ...r, token };
+}
+
+/** The registry at the host port the stack publishes it on (where a user's npm reaches it). */
+function verdaccioUrl(stack: Stack): string {
+  return `http://127.0.0.1:${stack.env('VERDACCIO_PORT_4873') ?? '4873'}`;
+}
+
+/** An HTTP request from the test process (to a port the stack publishes on the host). */
+async function hostHttp(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+  try {
+    const r = await fetch(url, init);
+    return { status: r.status, body: await r.text() };
+  } catch (e) {
+    return { status: 0, body: (e as Error).message };
+  }
+}
+
+/** The host's npm (the client a user runs) against the stack's Verdaccio, with a throwaway user config holding the token. */
+async function npmAgainst(stack: Stack, args: string[], auth: { token: string; cwd?: string }): Promise<CommandResult> {
+  const registry = `${verdaccioUrl(stack)}/`;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'stackwright-npmrc-'));
+  const key = registry.replace(/^https?:/, '');
+  writeFileSync(path.join(dir, 'npmrc'), `registry=${registry}\n${key}:_authToken=${auth.token}\n`);
+  try {
+    return await command('npm', [...args, '--userconfig', path.join(dir, 'npmrc'), '--registry', registry, '--no-audit', '--no-fund', '--cache', path.join(dir, 'cache')], { cwd: auth.cwd ?? dir, timeoutMs: 120_000 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * phpMyAdmin's cookie login as a browser does it, inside its container with curl: the login page's token, the
+ * form posted, then the server's database page and the import page with the session. Prints the cookie names,
+ * LOGGED-IN or LOGIN-FORM (the page asks for a login again), the login page's error and the pages' text.
+ */
+function phpMyAdminLogin(stack: Stack, user: string, password: string, database: string): Promise<CommandResult> {
+  return bash(stack, 'phpmyadmin', `set -e
+j=$(mktemp); base=http://127.0.0.1
+token=$(curl -fsS -c "$j" -b "$j" "$base/index.php?route=/" | grep -o 'name="token" value="[^"]*"' | head -1 | sed 's/.*value="//; s/"$//')
+[ -n "$token" ] || { echo "no token on the login page"; exit 1; }
+post=$(curl -fsS -c "$j" -b "$j" --data-urlencode "pma_username=$1" --data-urlencode "pma_password=$2" --data-urlencode server=1 --data-urlencode "token=$token" --data-urlencode route=/ "$base/index.php?route=/")
+cut -f6 "$j" | grep -v '^#' | tr '\\n' ' '; echo
+page=$(curl -fsS -c "$j" -b "$j" "$base/index.php?route=/server/databases&server=1")
+if printf '%s' "$page" | grep -q 'id="input_password"'; then
+  echo LOGIN-FORM; printf '%s\\n%s' "$post" "$page" | grep -o -i 'access denied[^<]*' | head -1
+else
+  echo LOGGED-IN; printf '%s' "$page" | grep -o "db=$3[&\\"]" | head -1
+  curl -fsS -c "$j" -b "$j" "$base/index.php?route=/server/import&server=1" | grep -o '(Max: [^)]*)' | head -1
+fi`, user, password, database);
+}
+
+/** The server password the Actual check sets as the first visitor. */
+const ACTUAL_PASSWORD = 'Stackwright-check-1';
+
+/** A GET (or, with a body, a JSON POST) to Actual's API inside its container. */
+function actualApi(stack: Stack, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<CommandResult> {
+  return nodeHttp(stack, 'actual', `http://127.0.0.1:5006${route}`, body === undefined ? { headers } : { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+/** The server password logs in and its token validates; a wrong password gets no token. */
+async function actualLogins(stack: Stack): Promise<string[]> {
+  const problems: string[] = [];
+  const login = await actualApi(stack, '/account/login', { loginMethod: 'password', password: ACTUAL_PASSWORD });
+  const token = /"token":"([^"]+)"/.exec(login.stdout)?.[1];
+  if (status(login) !== 200 || !token) problems.push(`log in with the server password: ${out(login)}`);
+  else expect(problems, 'the session token validates', await actualApi(stack, '/account/validate', undefined, { 'x-actual-token': token }), /"validated":true/);
+  const wrong = await actualApi(stack, '/account/login', { loginMethod: 'password', password: `${ACTUAL_PASSWORD}x` });
+  if (/"token"/.test(wrong.stdout) || !/invalid-password/.test(wrong.stdout)) problems.push(`a wrong password: ${out(wrong)}`);
+  return problems;
+}
+
+/** WireMock's admin API with curl inside its container (with `user:password`, and a JSON body to POST): the status, a space, the body. */
+function wiremockAdmin(stack: Stack, route: string, login?: string, post?: string): Promise<CommandResult> {
+  const args = ['curl', '-sS', '-o', '/tmp/body', '-w', '%{http_code} ', ...(login ? ['-u', login] : []), ...(post ? ['-H', 'content-type: application/json', '--data', post] : []), `http://127.0.0.1:8080${route}`];
+  return bash(stack, 'wiremock', '"$@" && cat /tmp/body', ...args);
 }

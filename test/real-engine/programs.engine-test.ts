@@ -46,6 +46,21 @@ export const PROGRAM_STACKS: { label: string; inCi: boolean; unproven?: true; re
     request: { name: 'e2e-npm-programs', primaryFramework: 'nanobot', services: ['node-red', 'unleash', 'postgresql'], proxy: 'nginx' },
   },
   {
+    label: 'Verdaccio from npm behind nginx',
+    inCi: false,
+    request: { name: 'e2e-verdaccio-program', primaryFramework: 'nanobot', services: ['verdaccio'], proxy: 'nginx' },
+  },
+  {
+    label: 'phpMyAdmin from Debian in front of the stack\'s MySQL (MariaDB) behind nginx',
+    inCi: false,
+    request: { name: 'e2e-phpmyadmin-program', primaryFramework: 'nanobot', services: ['phpmyadmin'], proxy: 'nginx' },
+  },
+  {
+    label: 'Actual\'s sync server and WireMock from npm behind nginx',
+    inCi: false,
+    request: { name: 'e2e-actual-wiremock-programs', primaryFramework: 'nanobot', services: ['actual', 'wiremock'], proxy: 'nginx' },
+  },
+  {
     label: 'n8n from npm on PostgreSQL behind nginx',
     inCi: false,
     unproven: true,

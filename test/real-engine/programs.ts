@@ -25,7 +25,8 @@ export interface RealProgram {
   /** what differs from the upstream image beyond the version */
   note?: string;
   /**
-   * false while the kit has not yet passed programs.engine-test.ts on an engine: the tier then keeps the generic
+   * false while the kit has not yet passed programs.engine-test.ts on an engine, or while turning it on would put it
+   * into CI's other stacks beyond CI's time budget (n8n): the tier then keeps the generic
    * stand-in (or the close stand-in it had) for these images unless STACKWRIGHT_UNPROVEN_KITS=1, so an unproven
    * kit never decides a CI run. Proven kits leave it out.
    */
@@ -52,8 +53,15 @@ export const REAL_PROGRAMS: RealProgram[] = [
   { images: ['restic/rest-server'], dir: 'rest-server', program: 'rest-server', from: 'Debian trixie', version: '0.13.0', versionCommand: ['rest-server', '--version'] },
   { images: ['rabbitmq'], dir: 'rabbitmq', program: 'RabbitMQ', from: 'Debian trixie', version: '4.0.5', versionCommand: ['rabbitmq-diagnostics', '--version'] },
   { images: ['nodered/node-red'], dir: 'node-red', program: 'Node-RED', from: 'npm', npm: 'node-red', version: '5.0.4', versionCommand: ['node', '-p', "require('/usr/src/node-red/node_modules/node-red/package.json').version"] },
-  // n8n-nodes-base names xlsx by a cdn.sheetjs.com tarball (0.20.x) that npm cannot fetch here: npm's 0.18.5 instead
+  // n8n-nodes-base names xlsx by a cdn.sheetjs.com tarball (0.20.x) that npm cannot fetch here: npm's 0.18.5 instead.
+  // Its program stack passes; it stays off because CI's boot, fault, HTTPS and Swarm stacks run n8n, and the real one
+  // would add its install and build (about 25 minutes here) to CI
   { images: ['n8nio/n8n'], dir: 'n8n', program: 'n8n', from: 'npm', npm: 'n8n', npmOverrides: { xlsx: '0.18.5' }, version: '1.123.81', versionCommand: ['node', '-p', "require('/usr/local/lib/n8n/node_modules/n8n/package.json').version"], note: 'xlsx 0.18.5 from npm in place of the 0.20 tarball from cdn.sheetjs.com', proven: false },
+  // verdaccio-audit names node-fetch by the dist-tag `cjs`, which the registry here lacks: 2.7.0, the newest 2.x (CommonJS)
+  { images: ['verdaccio/verdaccio'], dir: 'verdaccio', program: 'Verdaccio', from: 'npm', npm: 'verdaccio', npmOverrides: { 'node-fetch': '2.7.0' }, version: '6.10.4', versionCommand: ['node', '-p', "require('/usr/local/lib/verdaccio/node_modules/verdaccio/package.json').version"] },
+  { images: ['phpmyadmin'], dir: 'phpmyadmin', program: 'phpMyAdmin', from: 'Debian trixie', version: '5.2.2', versionCommand: ['dpkg-query', '-W', '-f=${Version}', 'phpmyadmin'], note: 'PHP 8.4 and Debian\'s Apache in place of php:8.3-apache' },
+  { images: ['actualbudget/actual-server'], dir: 'actual', program: 'Actual sync server', from: 'npm', npm: '@actual-app/sync-server', version: '26.9.0', versionCommand: ['node', '-p', "require('/app/node_modules/@actual-app/sync-server/package.json').version"] },
+  { images: ['wiremock/wiremock'], dir: 'wiremock', program: 'WireMock (standalone jar from npm `wiremock`)', from: 'npm', npm: 'wiremock', version: '3.13.2', versionCommand: ['java', '-cp', '/var/wiremock/lib/wiremock-standalone.jar', 'wiremock.Run', '--version'], note: 'Debian\'s OpenJDK 21 in place of eclipse-temurin 17' },
   { images: ['unleashorg/unleash-server'], dir: 'unleash', program: 'Unleash', from: 'npm', npm: 'unleash-server', version: '8.2.0', versionCommand: ['node', '-p', "require('/unleash/node_modules/unleash-server/package.json').version"], note: '8.1.0 is not on npm' },
 ];
 
