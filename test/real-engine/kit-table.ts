@@ -27,6 +27,7 @@ export function kitTable(catalogue: Catalogue): string {
   const rows: string[] = [];
   let real = 0;
   let unproven = 0;
+  let ownStackOnly = 0;
   let all = 0;
   for (const [kind, group] of [['service', catalogue.services], ['proxy', catalogue.proxies], ['framework', catalogue.frameworks]] as const) {
     for (const [id, plugin] of [...group.entries()].sort(([a], [b]) => a.localeCompare(b))) {
@@ -42,7 +43,10 @@ export function kitTable(catalogue: Catalogue): string {
         const what = `${program.program} ${program.version === 'the pin' ? m.imageTag : program.version} (${program.from})`;
         const note = program.note ? `; ${program.note}` : '';
         gap = versionGap(program.version, pin);
-        if (program.proven === false) {
+        if (program.proven === false && program.offBecause) {
+          ownStackOnly++;
+          how = `${standin}; the real ${what} in its own program stack only (${program.offBecause}), elsewhere on with STACKWRIGHT_UNPROVEN_KITS=1${note}`;
+        } else if (program.proven === false) {
           unproven++;
           how = `${standin}; kit for the real ${what} marked unproven, on with STACKWRIGHT_UNPROVEN_KITS=1${note}`;
         } else {
@@ -56,7 +60,7 @@ export function kitTable(catalogue: Catalogue): string {
   }
   return [
     BEGIN,
-    `${real} of ${all} catalogue entries with an image run their real program in the tier; kits for ${unproven} more are written and marked unproven (programs.ts), off unless STACKWRIGHT_UNPROVEN_KITS=1.`,
+    `${real} of ${all} catalogue entries with an image run their real program in the tier${ownStackOnly ? `, and ${ownStackOnly} more in ${ownStackOnly === 1 ? 'its' : 'their'} own program stack only (\`--all\`)` : ''}${unproven ? `; kits for ${unproven} more are written and marked unproven (programs.ts), off unless STACKWRIGHT_UNPROVEN_KITS=1` : ''}.`,
     '',
     '| entry | pinned image | how the tier runs it | version gap to the pin | beyond boot |',
     '|---|---|---|---|---|',
