@@ -64,9 +64,11 @@ function section(key: string, value: unknown, comments: Readonly<Record<string, 
   for (const [target, comment] of Object.entries(comments)) {
     const [top, child] = target.split('.');
     if (top !== key || child === undefined) continue;
-    // a key of this mapping is a line two spaces in starting with it (every string is one double-quoted line)
-    const at = text.search(new RegExp(`^  ${child}:`, 'm'));
-    if (at === -1) throw new Error(`config.comments names ${target}, which the reference file does not have`);
+    // a key of this mapping is a line two spaces in starting with it (every string is one double-quoted line, and
+    // the first line is the section's own key); a search, not a regular expression built on each render
+    const line = text.indexOf(`\n  ${child}:`);
+    if (line === -1) throw new Error(`config.comments names ${target}, which the reference file does not have`);
+    const at = line + 1;
     text = text.slice(0, at) + commentLines(comment, '  ') + text.slice(at);
   }
   return (comments[key] !== undefined ? commentLines(comments[key], '') : '') + text;
