@@ -1,8 +1,8 @@
 // The stack's local model servers as its frameworks see them (issue 35). A framework lists the servers its
 // start command can use in firstRun.localModels, in its order of preference; a service that is such a
 // server says so in `modelServer` (the shared <PREFIX>_MODEL it serves, its API key). Ollama predates
-// `modelServer`: frameworks name its models themselves (OLLAMA_MODEL). Only the container deployment of a
-// framework is wired to servers other than Ollama.
+// `modelServer`: frameworks name its models themselves (OLLAMA_MODEL). A framework in a container and a native
+// one (bare metal) are wired alike: its start command or launcher reads the same variables.
 import type { FrameworkPlugin, ServicePlugin } from '../catalogue/types.js';
 import { envPrefix } from './env-names.js';
 import type { StackMember, StackModel } from './model.js';
@@ -17,10 +17,10 @@ export const LOCAL_MODEL_SERVER_VARIABLE = 'LOCAL_MODEL_SERVER';
 const OLLAMA = 'ollama';
 
 /** A model server the framework can be wired to in this stack (Ollama, or a service with `modelServer`). */
-function usable(member: StackMember, framework: StackMember): boolean {
+function usable(member: StackMember): boolean {
   if (member.plugin.kind !== 'service') return false;
   if (member.plugin.id === OLLAMA) return true;
-  return Boolean((member.plugin as ServicePlugin).manifest.modelServer) && framework.placement === 'container' && member.placement === 'container';
+  return Boolean((member.plugin as ServicePlugin).manifest.modelServer);
 }
 
 /** The servers of this stack a framework is wired to, in its order of preference (the first one answers). */
@@ -28,11 +28,11 @@ export function wiredServers(members: readonly StackMember[], framework: StackMe
   const order = (framework.plugin as FrameworkPlugin).manifest.firstRun.localModels ?? [];
   return order
     .map((id) => members.find((m) => m.plugin.id === id))
-    .filter((m): m is StackMember => m !== undefined && usable(m, framework));
+    .filter((m): m is StackMember => m !== undefined && usable(m));
 }
 
 /**
- * What a framework container receives for the servers it is wired to (besides <PREFIX>_URL, which every
+ * What a framework (container or native) receives for the servers it is wired to (besides <PREFIX>_URL, which every
  * framework gets): <PREFIX>_MODEL from .env and the server's key as <PREFIX>_API_KEY (this framework only),
  * and the choice among several.
  */

@@ -7,6 +7,7 @@ import { databaseUrl, substituteRefs, type ValueView } from '../../model/values.
 import { psQuote, shellQuote } from '../escape.js';
 import { envApplies, envKey, frameworkCredentials, NATIVE_BIND_VARIABLE, type StackMember, type StackModel } from '../../model/model.js';
 import { urlVariable } from '../../model/env-names.js';
+import { modelServerEnv } from '../../model/model-servers.js';
 
 export type ValuePart = { text: string } | { variable: string; fallback?: string };
 export interface NativeVariable { name: string; parts: ValuePart[] }
@@ -83,6 +84,8 @@ export function nativeEnvironment(model: StackModel, member: StackMember): Nativ
       add(db.urlVariable!, toParts(url));
     }
     for (const { key } of frameworkCredentials(model)) add(key, [{ variable: key }]);
+    // the model servers it is wired to: their model, their key (this framework only), the choice among several
+    for (const v of modelServerEnv(model, member)) add(v.name, [v.fallback === undefined ? { variable: v.variable } : { variable: v.variable, fallback: v.fallback }]);
   }
   env.push({ name: NATIVE_BIND_VARIABLE, parts: [{ variable: NATIVE_BIND_VARIABLE, fallback: '127.0.0.1' }] });
   return env;
