@@ -5,9 +5,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { REPO_ROOT } from '../../src/config.js';
+import { readConfig, REPO_ROOT } from '../../src/config.js';
 import { BEGIN, END, kitTable, TABLE_FILES } from '../real-engine/kit-table.js';
-import { REAL_PROGRAMS, versionGap } from '../real-engine/programs.js';
+import { serviceFilePath } from '../../src/model/layout.js';
+import { Generator } from '../../src/pipeline/generate.js';
+import { PROGRAM_CHECKS } from '../real-engine/program-checks.js';
+import { REAL_PROGRAMS, realProgramFor, versionGap } from '../real-engine/programs.js';
 import { shippedCatalogue } from '../real-engine/stack.js';
 
 const table = kitTable(shippedCatalogue());
@@ -35,4 +38,37 @@ test('the version gap names same, minor, major and other-major differences', () 
   assert.equal(versionGap('2.0.21', '2.1.2'), 'same major (pin 2.1.2)');
   assert.equal(versionGap('2.53.3', '3.13.2'), 'other major (pin 3.13.2)');
   assert.equal(versionGap('the pin', '2026.5.7'), 'none (the pinned version)');
+});
+
+// Issue 34: every file a plugin renders for a service the tier runs as its real program is read by that program in
+// a test. Files outside PROGRAM_CHECKS are proven by the unit tier against the real server; those tests are named.
+const PROVEN_ELSEWHERE: Record<string, string> = {
+  'create-databases.sh': 'test/engine/database-setup.test.ts',
+};
+
+test('every file rendered for a real program is read by that program in a test', () => {
+  const catalogue = shippedCatalogue();
+  const generator = new Generator(catalogue, readConfig({}).templatesDir, 4);
+  const real = [...catalogue.services.values()].filter((s) => realProgramFor(s.manifest.image, { includeUnproven: true }));
+  // a stack of each (with what it needs: a database consumer brings its server's setup script)
+  const seen = new Map<string, string>();
+  for (const service of real) {
+    const bundle = generator.generate({ name: 'rendered-files', primaryFramework: 'openclaw', services: [service.id] }).files;
+    for (const owner of real) {
+      const prefix = `${path.dirname(serviceFilePath(owner.id, 'x'))}/`;
+      for (const file of Object.keys(bundle).filter((f) => f.startsWith(prefix))) seen.set(file, owner.id);
+    }
+  }
+  for (const [file, id] of seen) {
+    const name = path.basename(file);
+    const elsewhere = PROVEN_ELSEWHERE[name];
+    if (elsewhere) {
+      assert.ok(readFileSync(path.join(REPO_ROOT, elsewhere), 'utf8').includes(name), `${elsewhere} does not name ${name}`);
+      continue;
+    }
+    const check = PROGRAM_CHECKS[id];
+    assert.ok(check, `${id} renders ${file} but has no program check in test/real-engine/program-checks.ts`);
+    assert.ok(check.proves.includes(name), `the program check of ${id} does not say it reads ${name}`);
+  }
+  assert.ok(seen.size >= 7, `only ${seen.size} rendered files found (${[...seen.keys()].join(', ')}): the walk is broken`);
 });
