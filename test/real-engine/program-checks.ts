@@ -403,6 +403,24 @@ export const PROGRAM_CHECKS: Record<string, ProgramCheck> = {
     },
   },
 
+  adminer: {
+    proves: 'Adminer serves its login form with the Server field filled from the rendered ADMINER_DEFAULT_SERVER (the stack\'s PostgreSQL); the PostgreSQL superuser from .env logs in through that form (its Logout button and database shown), and a wrong password is refused with PostgreSQL\'s authentication error',
+    async check(stack) {
+      const problems: string[] = [];
+      const form = await bash(stack, 'adminer', 'wget -q -O - http://127.0.0.1:8080/');
+      expect(problems, 'the login form', form, /name="auth\[server\]" value="postgresql"/);
+      const user = setting(stack, 'postgresql', 'POSTGRES_USER');
+      const password = setting(stack, 'postgresql', 'POSTGRES_PASSWORD');
+      const database = setting(stack, 'postgresql', 'POSTGRES_DB');
+      const ok = await adminerLogin(stack, user, password, database);
+      expect(problems, 'log in as the .env PostgreSQL superuser', ok, /LOGGED-IN/);
+      const wrong = await adminerLogin(stack, user, `${password}x`, database);
+      expect(problems, 'a wrong password', wrong, /LOGIN-FORM/);
+      if (!/password authentication failed/i.test(wrong.stdout)) problems.push(`a wrong password without PostgreSQL's authentication error: ${out(wrong)}`);
+      return problems;
+    },
+  },
+
   actual: {
     proves: 'the sync server runs as 1001:1001 with its account database on the /data volume and asks its first visitor for the server password; the password set then logs in and a wrong one is refused, the session token validates; after a restart the server is still set up (no second first visit) and the password still logs in',
     async check(stack) {
@@ -549,6 +567,17 @@ else
   echo LOGGED-IN; printf '%s' "$page" | grep -o "db=$3[&\\"]" | head -1
   curl -fsS -c "$j" -b "$j" "$base/index.php?route=/server/import&server=1" | grep -o '(Max: [^)]*)' | head -1
 fi`, user, password, database);
+}
+
+/**
+ * Adminer's login form posted as a browser does (session cookie kept, its redirect followed): LOGGED-IN when the
+ * page that follows has Adminer's Logout button, else LOGIN-FORM and the error it shows.
+ */
+function adminerLogin(stack: Stack, user: string, password: string, database: string): Promise<CommandResult> {
+  return bash(stack, 'adminer', `j=$(mktemp)
+page=$(wget -q -O - --content-on-error --keep-session-cookies --save-cookies "$j" --load-cookies "$j" \\
+  --post-data "auth[driver]=pgsql&auth[server]=postgresql&auth[username]=$1&auth[password]=$2&auth[db]=$3" http://127.0.0.1:8080/)
+if printf '%s' "$page" | grep -q 'name="logout"'; then echo LOGGED-IN; else echo LOGIN-FORM; printf '%s' "$page" | grep -o -i 'password authentication failed[^<]*' | head -1; fi`, user, password, database);
 }
 
 /** The server password the Actual check sets as the first visitor. */

@@ -56,6 +56,12 @@ export const PROGRAM_STACKS: { label: string; inCi: boolean; unproven?: true; re
     request: { name: 'e2e-phpmyadmin-program', primaryFramework: 'nanobot', services: ['phpmyadmin'], proxy: 'nginx' },
   },
   {
+    label: 'Adminer from Debian in front of the stack\'s PostgreSQL behind nginx',
+    inCi: false,
+    unproven: true,
+    request: { name: 'e2e-adminer-program', primaryFramework: 'nanobot', services: ['adminer', 'postgresql'], proxy: 'nginx' },
+  },
+  {
     label: 'Actual\'s sync server and WireMock from npm behind nginx',
     inCi: false,
     request: { name: 'e2e-actual-wiremock-programs', primaryFramework: 'nanobot', services: ['actual', 'wiremock'], proxy: 'nginx' },

@@ -1,0 +1,20 @@
+import crypto from 'node:crypto';
+import { readConfig } from '/work/main/src/config.js';
+import { Generator } from '/work/main/src/pipeline/generate.js';
+import { largeRequest, newSelections, kinds, swapPool } from '/work/main/bench/requests.js';
+import { shippedCatalogue } from '/work/main/test/support/server.js';
+const catalogue = shippedCatalogue();
+const config = readConfig({});
+const base = largeRequest(catalogue);
+const g = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
+const sels = newSelections(catalogue, base, 40);
+for (const r of sels.slice(0, 20)) g.generate(r);
+const orig = crypto.createHash;
+let bytes = 0; let calls = 0; const sizes = new Map<number, number>();
+(crypto as any).createHash = (alg: string) => { const h = orig(alg); const u = h.update.bind(h); (h as any).update = (d: any) => { bytes += d.length; calls++; return u(d); }; return h; };
+let total = 0;
+for (const r of sels.slice(20, 30)) { const out = g.generate(r); total += Object.values(out.files).reduce((a: number, b: any) => a + b.length, 0); }
+console.log('per generate: hashed chars', Math.round(bytes / 10), 'calls', calls / 10, 'bundle chars', Math.round(total / 10));
+const big = 'x'.repeat(1_200_000);
+let t = performance.now(); for (let i = 0; i < 20; i++) orig('sha256').update(big).digest('hex'); console.log('sha256 1.2MB string ms', ((performance.now() - t) / 20).toFixed(2));
+const buf = Buffer.from(big); t = performance.now(); for (let i = 0; i < 20; i++) orig('sha256').update(buf).digest('hex'); console.log('sha256 1.2MB buffer ms', ((performance.now() - t) / 20).toFixed(2));

@@ -1,0 +1,24 @@
+import { readConfig } from '/work/main/src/config.js';
+import { Generator } from '/work/main/src/pipeline/generate.js';
+import { largeRequest, newSelections, kinds, swapPool } from '/work/main/bench/requests.js';
+import { shippedCatalogue } from '/work/main/test/support/server.js';
+const catalogue = shippedCatalogue();
+const config = readConfig({});
+const base = largeRequest(catalogue);
+const g = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
+const k = kinds(catalogue, base, swapPool(catalogue, base));
+for (const [, make] of Object.entries(k)) for (let i = 0; i < 20; i++) g.generate(make(1_000_000 + i));
+const sels = newSelections(catalogue, base, 140);
+for (const r of sels.slice(0, 20)) g.generate(r);
+import inspector from 'node:inspector';
+import fs from 'node:fs';
+const session = new inspector.Session(); session.connect();
+const post = (m: string, p?: object) => new Promise<any>((res, rej) => session.post(m, p ?? {}, (e, r) => (e ? rej(e) : res(r))));
+await post('Profiler.enable'); await post('Profiler.setSamplingInterval', { interval: 200 }); await post('Profiler.start');
+const t0 = process.cpuUsage();
+const times: number[] = [];
+for (const r of sels.slice(20)) { const s = performance.now(); g.generate(r); times.push(performance.now() - s); }
+times.sort((a, b) => a - b);
+console.log('median', times[times.length >> 1].toFixed(2), 'cpu per', ((process.cpuUsage(t0).user + process.cpuUsage(t0).system) / 1000 / 120).toFixed(2));
+const { profile } = await post('Profiler.stop');
+fs.writeFileSync('/tmp/prof/zz-loop.cpuprofile', JSON.stringify(profile));
