@@ -41,13 +41,18 @@ async function startContainer(request: Parameters<Generator['generate']>[0], env
   return { res, environment: service.environment, seen: res.code === 0 ? fake.seen() : {}, config: () => fs.readFileSync(path.join(dir, 'data', '.zeroclaw', 'config.toml'), 'utf8') };
 }
 
-/** The launcher native/zeroclaw.sh leaves (/usr/local/lib/stackwright/zeroclaw-start), run as the unit runs it, in a home of its own. */
+/**
+ * The launcher native/zeroclaw.sh leaves (/usr/local/lib/stackwright/zeroclaw-start), run as the unit runs it, in a
+ * home of its own holding one skill where the installer copies the stack's skills.
+ */
 async function launchNative(files: Record<string, string>, env: Record<string, string>) {
   const dir = fs.mkdtempSync(path.join(root, 'native-'));
   const fake = fakeZeroclaw(dir);
   const home = path.join(dir, 'home');
+  fs.mkdirSync(path.join(home, '.zeroclaw', 'stackwright', 'skills', 'pack', 'demo'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.zeroclaw', 'stackwright', 'skills', 'pack', 'demo', 'SKILL.md'), '---\nname: demo\n---\n');
   const res = await run('sh', ['-c', heredoc(files['native/zeroclaw.sh'], 'START').replaceAll('/usr/local/bin/zeroclaw', fake.bin)], { env: { PATH: process.env.PATH, ...env, HOME: home } });
-  return { res, seen: res.code === 0 ? fake.seen() : {}, config: () => fs.readFileSync(path.join(home, '.zeroclaw', 'config.toml'), 'utf8') };
+  return { res, home, seen: res.code === 0 ? fake.seen() : {}, config: () => fs.readFileSync(path.join(home, '.zeroclaw', 'config.toml'), 'utf8') };
 }
 
 async function startNative(request: Parameters<Generator['generate']>[0], env: Record<string, string>) {
@@ -95,7 +100,7 @@ describe('ZeroClaw in a container', () => {
 
 describe('ZeroClaw on bare metal', () => {
   test('the unit gets the stack\'s Ollama as the host reaches it, and the launcher wires it without a key', async () => {
-    const { res, installer, seen } = await startNative({ name: 'zc-bm', preset: 'offline-assistant', primaryFramework: 'zeroclaw' },
+    const { res, installer, seen, home } = await startNative({ name: 'zc-bm', preset: 'offline-assistant', primaryFramework: 'zeroclaw' },
       { OLLAMA_URL: 'http://172.17.0.1:11434', OLLAMA_MODEL: 'qwen3:4b' });
     assert.match(installer, /env_line OLLAMA_URL http:\/\/"\$\(env_value STACK_NATIVE_BIND 127\.0\.0\.1\)":11434/, 'the unit\'s environment file holds OLLAMA_URL');
     assert.match(installer, /env_line OLLAMA_MODEL "\$\(env_value OLLAMA_MODEL\)"/);
@@ -103,6 +108,7 @@ describe('ZeroClaw on bare metal', () => {
     assert.equal(seen.ZEROCLAW_providers__models__ollama__default__uri, 'http://172.17.0.1:11434');
     assert.equal(seen.ZEROCLAW_agents__default__model_provider, 'ollama.default');
     assert.equal(seen.ZEROCLAW_gateway__host, '172.17.0.1');
+    assert.ok(fs.existsSync(path.join(home, '.zeroclaw', 'agents', 'default', 'workspace', 'skills', 'demo', 'SKILL.md')), 'the stack\'s skills are copied into the agent\'s workspace');
   });
 
   test('with a key the launcher uses it', async () => {
