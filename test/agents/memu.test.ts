@@ -187,8 +187,9 @@ describe('memU on bare metal with the stack\'s model servers', () => {
   }
 
   test('two servers: LocalAI first, LOCAL_MODEL_SERVER picks Xinference, a cloud key still wins', async () => {
-    await nativeStack(['local-ai', 'xinference'], {}, async ({ urls, profile: p }) => {
+    await nativeStack(['local-ai', 'xinference'], {}, async ({ files, urls, profile: p }) => {
       assert.equal(p.base_url, `${urls['local-ai']}/v1`);
+      assert.ok(files['README.md'].includes('set `LOCAL_MODEL_SERVER` in `.env` to `local-ai` or `xinference` and run `sudo native/memu.sh` again to switch'), 'how a native unit switches');
     });
     await nativeStack(['local-ai', 'xinference'], { LOCAL_MODEL_SERVER: 'xinference' }, async ({ files, env, urls, profile: p }) => {
       assert.equal(env.LOCAL_MODEL_SERVER, 'xinference');

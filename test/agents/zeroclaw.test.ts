@@ -121,6 +121,11 @@ describe('ZeroClaw on bare metal', () => {
 
 // Issue 35: every other model server of the catalogue as ZeroClaw's custom OpenAI-compatible family
 describe('ZeroClaw with the stack\'s other model servers', () => {
+  test('with two, the README says which answers and that scripts/start.sh switches', () => {
+    const { files } = generator.generate({ name: 'zc-two', primaryFramework: 'zeroclaw', services: ['llama-cpp', 'xinference'] });
+    assert.ok(files['README.md'].includes('set `LOCAL_MODEL_SERVER` in `.env` to `llama-cpp` or `xinference` and run `scripts/start.sh` again to switch'));
+  });
+
   for (const [id, prefix, model, keyed] of [['llama-cpp', 'LLAMA_CPP', 'Qwen/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M', true], ['vllm', 'VLLM', 'Qwen/Qwen2.5-1.5B-Instruct', true],
     ['sglang', 'SGLANG', 'Qwen/Qwen2.5-1.5B-Instruct', true], ['local-ai', 'LOCAL_AI', 'qwen_qwen3.5-2b', true], ['xinference', 'XINFERENCE', 'qwen2.5-instruct', false]] as const) {
     test(`${id}: without a cloud key the custom provider points at its /v1 with its model and key`, async () => {
@@ -195,6 +200,8 @@ describe('ZeroClaw on bare metal with the stack\'s other model servers', () => {
     const first = await nativeStack(['llama-cpp', 'xinference']);
     try {
       assert.equal(first.env.LOCAL_MODEL_SERVER, '', 'the unit gets the choice, empty by default');
+      assert.ok(first.files['README.md'].includes('set `LOCAL_MODEL_SERVER` in `.env` to `llama-cpp` or `xinference` and run `sudo native/zeroclaw.sh` again to switch'),
+        'the README says how a native unit switches (its installer rewrites the unit\'s environment)');
       assert.equal(first.seen.ZEROCLAW_providers__models__custom__default__uri, `${first.stubs[0].url}/v1`);
     } finally {
       for (const stub of first.stubs) await stub.stop();
