@@ -35,6 +35,20 @@ async function startContainer(request: Parameters<Generator['generate']>[0], env
   return { dir, environment: service.environment, active: fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null, mode: fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : null };
 }
 
+/**
+ * The launcher native/copaw.sh installs, run as its unit runs it with `env` (HOME its state folder, CoPaw already
+ * initialised there), up to the exec of `copaw app`; the system's python3 in place of the venv's.
+ */
+async function runLauncher(native: string, env: Record<string, string>) {
+  fs.mkdirSync(path.join(env.HOME, '.copaw'), { recursive: true });
+  fs.writeFileSync(path.join(env.HOME, '.copaw', 'config.json'), '{}');
+  const launcher = heredoc(native, 'LAUNCH');
+  const app = /^exec \/opt\/copaw\/bin\/copaw app .*$/m;
+  assert.match(launcher, app);
+  assert.ok(launcher.includes(' py=/opt/copaw/bin/python\n'), 'the venv\'s Python writes the files');
+  return run('bash', ['-c', launcher.replace(app, 'exit 0').replace(' py=/opt/copaw/bin/python\n', ' py=python3\n')], { env: { PATH: process.env.PATH, ...env } });
+}
+
 describe('CoPaw with the stack\'s Ollama', () => {
   const offline = { name: 'cp', preset: 'offline-assistant', primaryFramework: 'copaw' } as const;
 
@@ -64,12 +78,8 @@ describe('CoPaw with the stack\'s Ollama', () => {
     const { files } = generator.generate({ ...offline, deploymentType: 'bare-metal' });
     const installer = files['native/copaw.sh'];
     assert.match(installer, /env_line OLLAMA_HOST http:\/\/"\$\(env_value STACK_NATIVE_BIND 127\.0\.0\.1\)":11434/);
-    const launcher = /<<'LAUNCH'\n([\s\S]*?)\n\s*LAUNCH\n/.exec(installer)![1].replace(/^ {2}/gm, '');
     const home = fs.mkdtempSync(path.join(root, 'home-'));
-    fs.mkdirSync(path.join(home, '.copaw'));
-    fs.writeFileSync(path.join(home, '.copaw', 'config.json'), '{}');
-    const script = launcher.replace(/exec \/opt\/copaw\/bin\/copaw app .*/, 'exit 0');
-    const res = await run('bash', ['-c', script], { env: { PATH: process.env.PATH, HOME: home, STACK_NATIVE_BIND: '172.17.0.1', OLLAMA_HOST: 'http://172.17.0.1:11434', OLLAMA_MODEL: 'llama3.2:1b' } });
+    const res = await runLauncher(installer, { HOME: home, STACK_NATIVE_BIND: '172.17.0.1', OLLAMA_HOST: 'http://172.17.0.1:11434', OLLAMA_MODEL: 'llama3.2:1b' });
     assert.equal(res.code, 0, res.stderr);
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(home, '.copaw.secret', 'providers', 'active_model.json'), 'utf8')), { provider_id: 'ollama', model: 'llama3.2:1b' });
   });
@@ -98,15 +108,9 @@ describe('CoPaw with the stack\'s other model servers', () => {
 // writes it from .env (the server's published port the stub's), up to the exec of `copaw app`.
 describe('CoPaw natively (bare metal) with the stack\'s model servers', () => {
   /** A bare-metal stack holding `servers` and no cloud key; its launcher run in a home of its own with the unit's environment. */
-  async function launch(name: string, servers: ServerStub[], dotenv: Record<string, string> = {}) {
-    const { files, native, home, env } = await bareMetalStack(generator, { name, framework: 'copaw', servers, dotenv, root });
-    fs.mkdirSync(path.join(home, '.copaw'));
-    fs.writeFileSync(path.join(home, '.copaw', 'config.json'), '{}');
-    const launcher = heredoc(native, 'LAUNCH');
-    const app = /^exec \/opt\/copaw\/bin\/copaw app .*$/m;
-    assert.match(launcher, app);
-    assert.ok(launcher.includes(' py=/opt/copaw/bin/python\n'), 'the venv\'s Python writes the files');
-    const res = await run('bash', ['-c', launcher.replace(app, 'exit 0').replace(' py=/opt/copaw/bin/python\n', ' py=python3\n')], { env: { PATH: process.env.PATH, ...env } });
+  async function launch(name: string, servers: ServerStub[], dotenv: Record<string, string> = {}, again?: string) {
+    const { files, native, home, env } = await bareMetalStack(generator, { name, framework: 'copaw', servers, dotenv, root, home: again });
+    const res = await runLauncher(native, env);
     assert.equal(res.code, 0, res.stderr);
     const providers = path.join(home, '.copaw.secret', 'providers');
     const read = (file: string) => {
@@ -114,7 +118,7 @@ describe('CoPaw natively (bare metal) with the stack\'s model servers', () => {
       assert.equal(fs.statSync(path.join(providers, file)).mode & 0o777, 0o600, `${file} is private to its owner`);
       return JSON.parse(fs.readFileSync(path.join(providers, file), 'utf8'));
     };
-    return { files, env, stderr: res.stderr, provider: read('custom/stack-local.json'), active: read('active_model.json') };
+    return { files, env, home, stderr: res.stderr, provider: read('custom/stack-local.json'), active: read('active_model.json') };
   }
 
   for (const server of MODEL_SERVERS) {
@@ -138,13 +142,21 @@ describe('CoPaw natively (bare metal) with the stack\'s model servers', () => {
   test('LOCAL_MODEL_SERVER chooses the second of two servers', async () => {
     const vllm = MODEL_SERVERS[1];
     const servers = await serverStubs([MODEL_SERVERS[0], vllm], stubs);
-    const { env, provider, active } = await launch('cpbm-two', servers, { LOCAL_MODEL_SERVER: 'vllm' });
+    const { env, home, provider, active } = await launch('cpbm-two', servers, { LOCAL_MODEL_SERVER: 'vllm' });
     assert.equal(env.LOCAL_MODEL_SERVER, 'vllm');
     assert.equal(provider.base_url, `${servers[1].stub.url}/v1`);
     assert.equal(provider.api_key, servers[1].key);
     assert.deepEqual(active, { provider_id: 'stack-local', model: vllm.model });
     const first = await launch('cpbm-two', servers);
     assert.equal(first.provider.base_url, `${servers[0].stub.url}/v1`, 'without LOCAL_MODEL_SERVER the first of CoPaw\'s order');
+    // a later start after LOCAL_MODEL_SERVER was emptied: the server and the active model follow
+    const switched = await launch('cpbm-two', servers, {}, home);
+    assert.equal(switched.provider.base_url, `${servers[0].stub.url}/v1`);
+    assert.deepEqual(switched.active, { provider_id: 'stack-local', model: MODEL_SERVERS[0].model });
+    // a model chosen in the console since (CoPaw writes the file itself) stays on the next start
+    const chosen = { provider_id: 'stack-local', model: 'another-model' };
+    fs.writeFileSync(path.join(home, '.copaw.secret', 'providers', 'active_model.json'), JSON.stringify(chosen, null, 2));
+    assert.deepEqual((await launch('cpbm-two', servers, { LOCAL_MODEL_SERVER: 'vllm' }, home)).active, chosen);
     const wrong = await launch('cpbm-two', servers, { LOCAL_MODEL_SERVER: 'sglang' });
     assert.deepEqual([wrong.provider, wrong.active], [null, null], 'a server the stack lacks registers none');
     assert.match(wrong.stderr, /copaw: LOCAL_MODEL_SERVER=sglang is not a model server of this stack/);
@@ -154,10 +166,11 @@ describe('CoPaw natively (bare metal) with the stack\'s model servers', () => {
     const { files } = generator.generate({ name: 'cpbm-same', primaryFramework: 'copaw', services: ['llama-cpp'], deploymentType: 'bare-metal' });
     const container = generator.generate({ name: 'cp-same', primaryFramework: 'copaw', services: ['llama-cpp'] }).files;
     const command = (yaml.load(container['docker-compose.yml']) as { services: Record<string, { command: string[] }> }).services.copaw.command[2].replaceAll('$$', '$');
+    // from the choice of server to the last line before CoPaw starts
     const lines = (script: string) => {
       const from = script.indexOf('# the stack\'s model server:');
       assert.ok(from > 0, script);
-      return script.slice(from, script.indexOf('\nfi\n', from) + 4);
+      return script.slice(from, script.lastIndexOf('\nfi\n', script.indexOf('\nexec ', from)) + 4);
     };
     assert.equal(lines(heredoc(files['native/copaw.sh'], 'LAUNCH')), lines(command));
     const ps = psWritten(files['install.ps1'], 'copaw-run.ps1');

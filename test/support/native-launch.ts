@@ -72,12 +72,12 @@ export async function assertPowerShellParses(scripts: Record<string, string>, di
 /**
  * A bare-metal stack holding `framework` and the stubbed servers (no cloud key), and its unit's environment as a user's
  * .env gives it: each server's published port the stub's, its key the stub's (under the .env keys native/<id>.sh
- * reads), then `dotenv`. `home` (the unit's HOME) is a new folder under `root`.
+ * reads), then `dotenv`. `home` (the unit's HOME) is `opts.home` (a later start) or a new folder under `root`.
  */
-export async function bareMetalStack(generator: Generator, opts: { name: string; framework: string; servers: ServerStub[]; dotenv?: Record<string, string>; root: string }) {
+export async function bareMetalStack(generator: Generator, opts: { name: string; framework: string; servers: ServerStub[]; dotenv?: Record<string, string>; root: string; home?: string }) {
   const { files } = generator.generate({ name: opts.name, primaryFramework: opts.framework, services: opts.servers.map((s) => s.server.id), deploymentType: 'bare-metal' });
   const native = files[`native/${opts.framework}.sh`];
-  const home = fs.mkdtempSync(path.join(opts.root, 'home-'));
+  const home = opts.home ?? fs.mkdtempSync(path.join(opts.root, 'home-'));
   const dotenv: Record<string, string> = {};
   for (const { server, port, key } of opts.servers) {
     dotenv[dotenvKeyOf(native, `${server.prefix}_URL`)] = port;
