@@ -68,14 +68,14 @@ describe('nanobot with the stack\'s model servers', () => {
 // `nanobot gateway`, with the unit's environment as native/nanobot.sh writes it from .env (the server's published
 // port the stub's).
 describe('nanobot natively (bare metal) with the stack\'s model servers', () => {
-  /** A bare-metal stack holding `servers` and no cloud key; its config script run in a home of its own with the unit's environment. */
-  async function launch(name: string, servers: ServerStub[], dotenv: Record<string, string> = {}) {
-    const { files, native, home, env } = await bareMetalStack(generator, { name, framework: 'nanobot', servers, dotenv, root });
+  /** A bare-metal stack holding `servers` and no cloud key; its config script run with the unit's environment in a home of its own (or `again`'s). */
+  async function launch(name: string, servers: ServerStub[], dotenv: Record<string, string> = {}, again?: string) {
+    const { files, native, home, env } = await bareMetalStack(generator, { name, framework: 'nanobot', servers, dotenv, root, home: again });
     // the unit's launcher runs this script, then the gateway
     assert.ok(heredoc(native, 'RUN').includes("'/opt/nanobot/bin/python /opt/nanobot/stackwright-config.py && exec /opt/nanobot/bin/nanobot gateway'"));
     const res = await run('python3', ['-c', heredoc(native, 'PY')], { env: { PATH: process.env.PATH, ...env } });
     assert.equal(res.code, 0, res.stderr);
-    return { files, env, stderr: res.stderr, config: JSON.parse(fs.readFileSync(path.join(home, '.nanobot', 'config.json'), 'utf8')) };
+    return { files, env, home, stderr: res.stderr, config: JSON.parse(fs.readFileSync(path.join(home, '.nanobot', 'config.json'), 'utf8')) };
   }
 
   /** The key nanobot resolves for a ${VAR} placeholder from its environment (nanobot/config/loader.py:87-150). */
@@ -113,13 +113,18 @@ describe('nanobot natively (bare metal) with the stack\'s model servers', () => 
   test('LOCAL_MODEL_SERVER chooses the second of two servers', async () => {
     const vllm = MODEL_SERVERS[1];
     const servers = await serverStubs([MODEL_SERVERS[0], vllm], stubs);
-    const { env, config } = await launch('nbbm-two', servers, { LOCAL_MODEL_SERVER: 'vllm' });
+    const { env, home, config } = await launch('nbbm-two', servers, { LOCAL_MODEL_SERVER: 'vllm' });
     assert.equal(env.LOCAL_MODEL_SERVER, 'vllm');
     assert.equal(config.providers.custom.apiBase, `${servers[1].stub.url}/v1`);
     assert.equal(resolved(config.providers.custom.apiKey, env), servers[1].key);
     assert.deepEqual([config.agents.defaults.provider, config.agents.defaults.model], ['custom', vllm.model]);
     const first = await launch('nbbm-two', servers);
     assert.equal(first.config.providers.custom.apiBase, `${servers[0].stub.url}/v1`, 'without LOCAL_MODEL_SERVER the first of nanobot\'s order');
+    // a later start after LOCAL_MODEL_SERVER was emptied: the custom provider and the default model follow
+    const switched = await launch('nbbm-two', servers, {}, home);
+    assert.equal(switched.config.providers.custom.apiBase, `${servers[0].stub.url}/v1`);
+    assert.equal(resolved(switched.config.providers.custom.apiKey, switched.env), servers[0].key);
+    assert.deepEqual([switched.config.agents.defaults.provider, switched.config.agents.defaults.model], ['custom', MODEL_SERVERS[0].model]);
     const wrong = await launch('nbbm-two', servers, { LOCAL_MODEL_SERVER: 'sglang' });
     assert.equal(wrong.config.providers.custom, undefined, 'a server the stack lacks is not configured');
     assert.match(wrong.stderr, /LOCAL_MODEL_SERVER=sglang is not a model server of this stack/);
