@@ -11,7 +11,7 @@ import { after, describe, test } from 'node:test';
 import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
 import { Generator } from '../../src/pipeline/generate.js';
-import { agentPackage, run, startStub, type StubServer, codexScratch } from '../support/agents.js';
+import { agentPackage, run, startStub, type StubServer, codexScratch, MODEL_SERVERS, type ModelServer } from '../support/agents.js';
 import { shippedCatalogue } from '../support/server.js';
 
 const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir, 20);
@@ -22,14 +22,8 @@ after(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-const SERVERS = [
-  { id: 'llama-cpp', prefix: 'LLAMA_CPP', model: 'Qwen/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M', keyed: true },
-  { id: 'vllm', prefix: 'VLLM', model: 'Qwen/Qwen2.5-1.5B-Instruct', keyed: true },
-  { id: 'sglang', prefix: 'SGLANG', model: 'Qwen/Qwen2.5-1.5B-Instruct', keyed: true },
-  { id: 'local-ai', prefix: 'LOCAL_AI', model: 'qwen_qwen3.5-2b', keyed: true },
-  { id: 'xinference', prefix: 'XINFERENCE', model: 'qwen2.5-instruct', keyed: false },
-] as const;
-type Server = (typeof SERVERS)[number];
+const SERVERS = MODEL_SERVERS;
+type Server = ModelServer;
 
 /** A stub answering as `server`, serving its default model, guarded by a key when the server has one. */
 async function serverStub(server: Server) {

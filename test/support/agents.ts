@@ -121,3 +121,41 @@ export function codexScratch(base: string, codexJs: string): { home: string; bin
   fs.writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
   return { home, bin, codex };
 }
+
+/** The catalogue's OpenAI-compatible model servers: .env prefix, the model .env.example names, whether it has a key. */
+export const MODEL_SERVERS = [
+  { id: 'llama-cpp', prefix: 'LLAMA_CPP', model: 'Qwen/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M', keyed: true },
+  { id: 'vllm', prefix: 'VLLM', model: 'Qwen/Qwen2.5-1.5B-Instruct', keyed: true },
+  { id: 'sglang', prefix: 'SGLANG', model: 'Qwen/Qwen2.5-1.5B-Instruct', keyed: true },
+  { id: 'local-ai', prefix: 'LOCAL_AI', model: 'qwen_qwen3.5-2b', keyed: true },
+  { id: 'xinference', prefix: 'XINFERENCE', model: 'qwen2.5-instruct', keyed: false },
+] as const;
+export type ModelServer = (typeof MODEL_SERVERS)[number];
+
+export interface ServerStub { server: ModelServer; stub: StubServer; key: string; port: string }
+
+/** A stub answering as each server (its routes, its /v1/models, its key when it has one), serving its model; `stubs` collects them to stop. */
+export function serverStubs(servers: readonly ModelServer[], stubs: StubServer[]): Promise<ServerStub[]> {
+  return Promise.all(servers.map(async (server) => {
+    const key = server.keyed ? `key-${server.id}-0123456789` : '';
+    const stub = await startStub({ STUB_SERVER: server.id, STUB_API_KEY: key, STUB_MODELS: server.model });
+    stubs.push(stub);
+    return { server, stub, key, port: new URL(stub.url).port };
+  }));
+}
+
+/**
+ * One chat as an OpenAI-compatible client sends it with these settings (POST <base>/chat/completions, the key as
+ * a Bearer token when there is one): a stand-in for the framework's own client, which cannot be installed here.
+ * Returns the answer's text.
+ */
+export async function openAiChat(base: string, key: string, model: string, text: string): Promise<string> {
+  const res = await fetch(`${base}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: text }] }),
+  });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${base}/chat/completions answered ${res.status}: ${body}`);
+  return JSON.parse(body).choices[0].message.content;
+}
