@@ -14,7 +14,7 @@ import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
 import { Generator } from '../../src/pipeline/generate.js';
 import { run, startStub } from '../support/agents.js';
-import { exampleValue, heredoc, serves, unitEnvironment, unitSource, wiredModelServers } from '../support/native-unit.js';
+import { dotenvKeyOf, exampleValue, heredoc, serves, unitEnvironment, wiredModelServers } from '../support/native-launch.js';
 import { shippedCatalogue } from '../support/server.js';
 
 const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir, 20);
@@ -151,8 +151,8 @@ describe('memU on bare metal with the stack\'s model servers', () => {
         const stub = await startStub({ STUB_SERVER: server.id, STUB_API_KEY: server.keyed ? key(server.id) : '', STUB_MODELS: models.join(',') });
         stubs.push(stub);
         urls[server.id] = stub.url;
-        set[unitSource(files, 'memu', `${server.prefix}_URL`)] = new URL(stub.url).port;
-        if (server.keyed) set[unitSource(files, 'memu', `${server.prefix}_API_KEY`)] = key(server.id);
+        set[dotenvKeyOf(files['native/memu.sh'], `${server.prefix}_URL`)] = new URL(stub.url).port;
+        if (server.keyed) set[dotenvKeyOf(files['native/memu.sh'], `${server.prefix}_API_KEY`)] = key(server.id);
       }
       const env = await unitEnvironment(files, 'memu', { ...set, ...dotenv });
       await check({ files, env, urls, profile: await profile(serverDir(heredoc(files['native/memu.sh'], 'PY')), env) });

@@ -14,7 +14,7 @@ import * as yaml from 'js-yaml';
 import { readConfig } from '../../src/config.js';
 import { Generator } from '../../src/pipeline/generate.js';
 import { run, startStub } from '../support/agents.js';
-import { exampleValue, heredoc, serves, unitEnvironment, unitSource, wiredModelServers } from '../support/native-unit.js';
+import { dotenvKeyOf, exampleValue, heredoc, serves, unitEnvironment, wiredModelServers } from '../support/native-launch.js';
 import { VALIDATORS_DIR, assertValidatorsInstalled } from '../support/validators.js';
 import { shippedCatalogue } from '../support/server.js';
 
@@ -157,8 +157,8 @@ describe('ZeroClaw on bare metal with the stack\'s other model servers', () => {
       const key = server.keyed ? `key-${id}-0123456789` : '';
       const stub = await startStub({ STUB_SERVER: id, STUB_API_KEY: key, STUB_MODELS: exampleValue(files, `${server.prefix}_MODEL`) });
       stubs.push(stub);
-      ports[unitSource(files, 'zeroclaw', `${server.prefix}_URL`)] = new URL(stub.url).port;
-      if (key) ports[unitSource(files, 'zeroclaw', `${server.prefix}_API_KEY`)] = key;
+      ports[dotenvKeyOf(files['native/zeroclaw.sh'], `${server.prefix}_URL`)] = new URL(stub.url).port;
+      if (key) ports[dotenvKeyOf(files['native/zeroclaw.sh'], `${server.prefix}_API_KEY`)] = key;
     }
     try {
       const env = await unitEnvironment(files, 'zeroclaw', { ZEROCLAW_GATEWAY_TOKEN: 'zc_test', ...ports, ...dotenv });

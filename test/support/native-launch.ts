@@ -4,10 +4,38 @@
 // validators' PowerShell parser. For the native cases beside each framework's container tests (issue 35).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { VALIDATORS_DIR } from './validators.js';
 import type { Generator } from '../../src/pipeline/generate.js';
+import { envPrefix } from '../../src/model/env-names.js';
 import { run, type ServerStub } from './agents.js';
+import { shippedCatalogue } from './server.js';
+
+export interface ModelServerCase { id: string; prefix: string; keyed: boolean; embed: boolean }
+
+/** The model servers other than Ollama a framework is wired to (its firstRun.localModels), as the catalogue describes them. */
+export function wiredModelServers(frameworkId: string): ModelServerCase[] {
+  const catalogue = shippedCatalogue();
+  return (catalogue.frameworks.get(frameworkId)!.manifest.firstRun.localModels ?? []).filter((id) => id !== 'ollama').map((id) => {
+    const spec = catalogue.services.get(id)!.manifest.modelServer!;
+    return { id, prefix: envPrefix(id), keyed: Boolean(spec.apiKey), embed: Boolean(spec.embedModel) };
+  });
+}
+
+/** The value .env.example gives a variable (a model server's default model, say). */
+export function exampleValue(files: Record<string, string>, variable: string): string {
+  const line = new RegExp(`^${variable}=(.*)$`, 'm').exec(files['.env.example']);
+  assert.ok(line && line[1], `.env.example gives ${variable} no value`);
+  return line[1];
+}
+
+/** Asks the server at `base` (an OpenAI-compatible /v1) with `key` for its models, as a client configured so would; true when `model` is listed. */
+export async function serves(base: string, key: string, model: string): Promise<boolean> {
+  const res = await fetch(`${base}/models`, { headers: { authorization: `Bearer ${key}` } });
+  assert.equal(res.status, 200, `${base}/models with the configured key: ${res.status}`);
+  return ((await res.json()) as { data: { id: string }[] }).data.some((m) => m.id === model);
+}
 
 /** The body of a quoted heredoc `<<'<tag>'` in a generated script. */
 export function heredoc(script: string, tag: string): string {
@@ -27,12 +55,15 @@ export function dotenvKeyOf(native: string, name: string): string {
 /**
  * The unit's environment as native/<id>.sh writes it: its env_line block run with the bundle's scripts/lib.sh
  * against a .env that is .env.example with `dotenv` after it (the last line of a key wins, as env_value reads
- * it), read back as the unit's EnvironmentFile (KEY="value", lib.sh's escapes undone). `home` is the state folder.
+ * it), read back as the unit's EnvironmentFile (KEY="value", lib.sh's escapes undone). `home` is the state folder
+ * (a new temporary one when not given).
  */
-export async function unitEnvironment(files: Record<string, string>, id: string, dotenv: Record<string, string>, home: string): Promise<Record<string, string>> {
+export async function unitEnvironment(files: Record<string, string>, id: string, dotenv: Record<string, string>, home?: string): Promise<Record<string, string>> {
   const native = files[`native/${id}.sh`];
   const block = /\n\s*\{\n((?:\s*env_line .*\n)+)\s*\} > "\$env_file"\n/.exec(native)?.[1];
   assert.ok(block, `no environment block in native/${id}.sh`);
+  const scratch = home === undefined ? fs.mkdtempSync(path.join(os.tmpdir(), `stackwright-unit-${id}-`)) : undefined;
+  home ??= path.join(scratch!, 'state');
   const dir = fs.mkdtempSync(path.join(path.dirname(home), 'bundle-'));
   fs.mkdirSync(path.join(dir, 'scripts'));
   fs.writeFileSync(path.join(dir, 'scripts', 'lib.sh'), files['scripts/lib.sh']);
@@ -45,6 +76,7 @@ export async function unitEnvironment(files: Record<string, string>, id: string,
     assert.ok(m, `not an environment line: ${line}`);
     env[m[1]] = m[2].replace(/\\([\\"$`])/g, '$1');
   }
+  if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   return env;
 }
 
