@@ -217,4 +217,12 @@ describe('memU on bare metal with the stack\'s model servers', () => {
     const request = { name: 'mu-same', primaryFramework: 'memu', services: ['local-ai'] };
     assert.equal(heredoc(generator.generate({ ...request, deploymentType: 'bare-metal' }).files['native/memu.sh'], 'PY'), containerServer(generator.generate(request).files));
   });
+
+  test('the README sends a native memU\'s callers to STACK_NATIVE_BIND (the host) and host.docker.internal (containers), where it listens', () => {
+    const { files } = generator.generate({ name: 'mu-readme', primaryFramework: 'memu', services: ['local-ai'], deploymentType: 'bare-metal' });
+    const readme = files['README.md'];
+    assert.match(readme, /from this machine at `http:\/\/<STACK_NATIVE_BIND from \.env>:8000` and from the stack's containers at `http:\/\/host\.docker\.internal:8000`/);
+    assert.ok(!readme.includes('http://memu:8000'), 'no container address for a native memU');
+    assert.match(files['native/memu.sh'], /MEMU_HOST="\$\{STACK_NATIVE_BIND/, 'it listens on STACK_NATIVE_BIND');
+  });
 });
