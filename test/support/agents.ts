@@ -75,6 +75,14 @@ export async function waitForStatus(url: string, status: number, child: ChildPro
   }
 }
 
+/** The body of a quoted heredoc `cat > <target> <<'<tag>'` in a generated script (a launcher a native installer leaves). */
+export function heredoc(script: string, tag: string): string {
+  const start = script.indexOf(`<<'${tag}'\n`);
+  if (start < 0) throw new Error(`no ${tag} heredoc`);
+  const body = script.slice(script.indexOf('\n', start) + 1);
+  return body.slice(0, body.indexOf(`\n${tag}\n`) + 1);
+}
+
 /** Runs a command to its end, collecting its output. */
 export function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
