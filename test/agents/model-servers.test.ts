@@ -274,6 +274,11 @@ describe('natively (bare metal), OpenClaw answers through each model server', ()
     assert.equal(config.models.providers.local.baseUrl, `${stack.served[1].stub.url}/v1`);
     assert.equal(config.models.providers.local.apiKey, stack.served[1].key);
     assert.equal(config.agents.defaults.model.primary, `local/${VLLM.model}`);
+    // the model part (from the provider keys to the gateway) is the container start command's own text
+    const part = (script: string) => script.slice(script.indexOf('model=""\n'), script.indexOf('exec '));
+    const native = part(heredoc(stack.installer, 'LAUNCH'));
+    assert.match(native, /LOCAL_MODEL_SERVER[\s\S]*models: \{ providers: \{ local:/);
+    assert.equal(native, part(service('openclaw', LLAMA).script));
   });
 });
 
@@ -350,5 +355,10 @@ describe('natively (bare metal), Claude Code answers through each model server\'
     assert.equal(settings.env.ANTHROPIC_BASE_URL, stack.served[1].stub.url);
     assert.equal(settings.env.ANTHROPIC_AUTH_TOKEN, stack.served[1].key);
     assert.equal(settings.env.CLAUDE_CODE_SUBAGENT_MODEL, VLLM.model);
+    // one script in three places: the container's start command, native/claude-code.sh and install.ps1
+    const script = heredoc(service('claude-code', LLAMA).script, 'JS');
+    assert.equal(heredoc(stack.installer, 'JS'), script);
+    const ps1 = stack.files['install.ps1'];
+    assert.equal(ps1.slice(ps1.indexOf("@'\n") + 3, ps1.indexOf("'@ | node - $claudeDir")), script);
   });
 });
