@@ -170,10 +170,11 @@ describe('Claude Code answers through each model server\'s Anthropic Messages AP
  * A generated bare-metal stack of `framework` (native) with `servers` (containers), on disk with a .env that puts
  * each server's published port at its stub, its model and its key, plus `settings`; and the unit environment
  * native/<framework>.sh writes from that .env (its own env_line lines, lib.sh's env_value), with HOME the unit's
- * state folder. Its install.ps1 is parsed by the PowerShell parser.
+ * state folder; `others` are more services, without a stub. Its install.ps1 is parsed by the PowerShell parser.
  */
-async function nativeStack(framework: string, servers: readonly Server[], settings: Record<string, string> = {}) {
-  const { files } = generator.generate({ name: `msn-${framework}-${servers.map((s) => s.id).join('-')}`, primaryFramework: framework, services: servers.map((s) => s.id), deploymentType: 'bare-metal' });
+async function nativeStack(framework: string, servers: readonly Server[], settings: Record<string, string> = {}, others: string[] = []) {
+  const ids = [...others, ...servers.map((s) => s.id)];
+  const { files } = generator.generate({ name: `msn-${framework}-${ids.join('-')}`, primaryFramework: framework, services: ids, deploymentType: 'bare-metal' });
   const dir = fs.mkdtempSync(path.join(root, `native-${framework}-`));
   for (const [name, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
@@ -211,7 +212,8 @@ async function nativeStack(framework: string, servers: readonly Server[], settin
   assertValidatorsInstalled();
   const parsed = await run(process.execPath, [path.join(VALIDATORS_DIR, 'lib', 'ps1-syntax.mjs'), 'install.ps1'], { cwd: dir });
   assert.equal(parsed.code, 0, `install.ps1 parses: ${parsed.stdout}${parsed.stderr}`);
-  return { files, dir, installer, home, unit, served };
+  const unitEnv = Object.fromEntries(fs.readFileSync(unit, 'utf8').split('\n').filter(Boolean).map((l) => /^(\w+)="(.*)"$/.exec(l)!.slice(1, 3)));
+  return { files, dir, installer, home, unit, unitEnv, served };
 }
 
 /** Runs `script` (bash) with the unit environment loaded, as systemd or native/<id>.sh gives it. */
@@ -280,6 +282,14 @@ describe('natively (bare metal), OpenClaw answers through each model server', ()
     assert.match(native, /LOCAL_MODEL_SERVER[\s\S]*models: \{ providers: \{ local:/);
     assert.equal(native, part(service('openclaw', LLAMA).script));
   });
+  test('Ollama (natively) beside llama.cpp: Ollama first, as the provider ollama on its own API', async () => {
+    const stack = await nativeStack('openclaw', [LLAMA], {}, ['ollama']);
+    const { config } = await launch(stack);
+    assert.match(stack.unitEnv.OLLAMA_URL, /^http:\/\/[\d.]+:11434$/);
+    assert.deepEqual(config.models.providers.ollama, { baseUrl: stack.unitEnv.OLLAMA_URL, api: 'ollama', apiKey: 'ollama-local', models: [{ id: 'qwen3:4b', name: 'qwen3:4b' }] });
+    assert.equal(config.models.providers.local, undefined);
+    assert.equal(config.agents.defaults.model.primary, 'ollama/qwen3:4b');
+  });
 });
 
 describe('natively (bare metal), Codex answers through each model server with a Responses API', () => {
@@ -322,6 +332,13 @@ describe('natively (bare metal), Codex answers through each model server with a 
     assert.equal(cfg.match(/\[model_providers\.stack-local\]/g)?.length, 1, cfg);
     assert.equal(cfg.match(/^model_provider = /gm)?.length, 1, cfg);
   });
+  test('Ollama (natively) beside llama.cpp: Ollama first, as the provider stack-ollama', async () => {
+    const stack = await nativeStack('codex', [LLAMA], {}, ['ollama']);
+    const { cfg } = await install(stack);
+    assert.match(cfg, /^model_provider = "stack-ollama" # stackwright-ollama\nmodel = "qwen3:4b" # stackwright-ollama$/m, cfg);
+    assert.ok(cfg.includes(`[model_providers.stack-ollama]\n# the stack's Ollama: rewritten by native/codex.sh\nname = "Ollama (this stack)"\nbase_url = "${stack.unitEnv.OLLAMA_URL}/v1"\nwire_api = "responses"\n`), cfg);
+    assert.doesNotMatch(cfg, /stack-local|experimental_bearer_token/, cfg);
+  });
 });
 
 describe('natively (bare metal), Claude Code answers through each model server\'s Anthropic Messages API', () => {
@@ -360,5 +377,12 @@ describe('natively (bare metal), Claude Code answers through each model server\'
     assert.equal(heredoc(stack.installer, 'JS'), script);
     const ps1 = stack.files['install.ps1'];
     assert.equal(ps1.slice(ps1.indexOf("@'\n") + 3, ps1.indexOf("'@ | node - $claudeDir")), script);
+  });
+  test('Ollama (natively) beside llama.cpp: Ollama first', async () => {
+    const stack = await nativeStack('claude-code', [LLAMA], {}, ['ollama']);
+    const { settings } = await install(stack);
+    assert.equal(settings.env.ANTHROPIC_BASE_URL, stack.unitEnv.OLLAMA_URL);
+    assert.equal(settings.env.ANTHROPIC_AUTH_TOKEN, 'ollama');
+    assert.equal(settings.env.ANTHROPIC_MODEL, 'qwen3:4b');
   });
 });
