@@ -157,10 +157,11 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
         keys: fw.firstRun.keys,
         // the stack's model server it answers with when no key is set (its start wires it), with how to get the model
         local: wiredTo ? localModels(wiredTo, model, wiredTo.plugin.id === 'ollama' ? fw.firstRun.localModelVariables ?? [LOCAL_MODEL_VARIABLE] : serverModelVariables(wiredTo, fw.firstRun.localModelVariables)) : null,
-        // several servers it can use: which one answers, and how to pick another (a native unit reads .env only
-        // when its installer writes the unit's environment again)
+        // several servers it can use: which one answers, and how to pick another (a native part reads .env when
+        // native/<id>.sh, or install.ps1 where it has a Windows recipe, writes its unit's environment or a CLI's
+        // settings, not at scripts/start.sh)
         choice: servers.length > 1
-          ? `it uses ${wiredTo!.plugin.manifest.name} first (its order: ${servers.map((x) => x.plugin.manifest.name).join(', ')}); set \`${LOCAL_MODEL_SERVER_VARIABLE}\` in \`.env\` to ${servers.map((x) => `\`${x.plugin.id}\``).join(' or ')} and run \`${m.placement === 'native' ? `sudo native/${m.plugin.id}.sh` : 'scripts/start.sh'}\` again to switch`
+          ? `it uses ${wiredTo!.plugin.manifest.name} first (its order: ${servers.map((x) => x.plugin.manifest.name).join(', ')}); set \`${LOCAL_MODEL_SERVER_VARIABLE}\` in \`.env\` to ${servers.map((x) => `\`${x.plugin.id}\``).join(' or ')} and run ${m.placement === 'native' ? `\`sudo native/${m.plugin.id}.sh\`${fw.native.windows ? ' (on Windows `install.ps1`)' : ''}` : '`scripts/start.sh`'} again to switch`
           : null,
         // a model server is in the stack but this framework is not wired to it: what holds instead
         localNote: modelServers.some((x) => !servers.includes(x)) ? fw.firstRun.localModelsNote : null,

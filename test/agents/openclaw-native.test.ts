@@ -11,20 +11,13 @@ import { after, test } from 'node:test';
 import { readConfig } from '../../src/config.js';
 import { Generator } from '../../src/pipeline/generate.js';
 import { agentPackage, run } from '../support/agents.js';
+import { heredoc } from '../support/native-launch.js';
 import { shippedCatalogue } from '../support/server.js';
 
 const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir, 5);
 const cli = path.join(agentPackage('openclaw', 'openclaw'), 'openclaw.mjs');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-openclaw-native-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
-
-/** The body of a quoted heredoc `cat > <target> <<'<tag>'` in a generated script. */
-function heredoc(script: string, tag: string): string {
-  const start = script.indexOf(`<<'${tag}'\n`);
-  assert.ok(start > 0, `no ${tag} heredoc`);
-  const body = script.slice(script.indexOf('\n', start) + 1);
-  return body.slice(0, body.indexOf(`\n${tag}\n`) + 1);
-}
 
 test('the README\'s approval step approves a browser of a native gateway (and the old --url step cannot)', async () => {
   const { files } = generator.generate({ name: 'ocbm', preset: 'web-agent', proxy: 'caddy', deploymentType: 'bare-metal' });

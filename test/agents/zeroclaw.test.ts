@@ -200,7 +200,7 @@ describe('ZeroClaw on bare metal with the stack\'s other model servers', () => {
     const first = await nativeStack(['llama-cpp', 'xinference']);
     try {
       assert.equal(first.env.LOCAL_MODEL_SERVER, '', 'the unit gets the choice, empty by default');
-      assert.ok(first.files['README.md'].includes('set `LOCAL_MODEL_SERVER` in `.env` to `llama-cpp` or `xinference` and run `sudo native/zeroclaw.sh` again to switch'),
+      assert.ok(first.files['README.md'].includes('set `LOCAL_MODEL_SERVER` in `.env` to `llama-cpp` or `xinference` and run `sudo native/zeroclaw.sh` (on Windows `install.ps1`) again to switch'),
         'the README says how a native unit switches (its installer rewrites the unit\'s environment)');
       assert.equal(first.seen.ZEROCLAW_providers__models__custom__default__uri, `${first.stubs[0].url}/v1`);
     } finally {
