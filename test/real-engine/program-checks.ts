@@ -570,14 +570,17 @@ fi`, user, password, database);
 }
 
 /**
- * Adminer's login form posted as a browser does (session cookie kept, its redirect followed): LOGGED-IN when the
- * page that follows has Adminer's Logout button, else LOGIN-FORM and the error it shows.
+ * Adminer's login form posted as a browser does (the form loaded first, the session cookie kept, the redirect
+ * followed): LOGGED-IN when the page that follows has Adminer's Logout button, else LOGIN-FORM and the error it shows.
  */
 function adminerLogin(stack: Stack, user: string, password: string, database: string): Promise<CommandResult> {
+  // the form is fetched first, as a browser does: Adminer keeps a token in the session it starts there, and a login
+  // posted without one fails as "Session expired" whatever the password
   return bash(stack, 'adminer', `j=$(mktemp)
+wget -q -O /dev/null --keep-session-cookies --save-cookies "$j" http://127.0.0.1:8080/
 page=$(wget -q -O - --content-on-error --keep-session-cookies --save-cookies "$j" --load-cookies "$j" \\
   --post-data "auth[driver]=pgsql&auth[server]=postgresql&auth[username]=$1&auth[password]=$2&auth[db]=$3" http://127.0.0.1:8080/)
-if printf '%s' "$page" | grep -q 'name="logout"'; then echo LOGGED-IN; else echo LOGIN-FORM; printf '%s' "$page" | grep -o -i 'password authentication failed[^<]*' | head -1; fi`, user, password, database);
+if printf '%s' "$page" | grep -q 'name="logout"'; then echo LOGGED-IN; else echo LOGIN-FORM; printf '%s' "$page" | grep -o -i "class='error'>[^<]*" | head -1; fi`, user, password, database);
 }
 
 /** The server password the Actual check sets as the first visitor. */
