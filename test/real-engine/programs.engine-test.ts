@@ -58,7 +58,6 @@ export const PROGRAM_STACKS: { label: string; inCi: boolean; unproven?: true; re
   {
     label: 'Adminer from Debian in front of the stack\'s PostgreSQL behind nginx',
     inCi: false,
-    unproven: true,
     request: { name: 'e2e-adminer-program', primaryFramework: 'nanobot', services: ['adminer', 'postgresql'], proxy: 'nginx' },
   },
   {
