@@ -3,10 +3,31 @@
 // each template escapes for its own context with the helpers in emit/escape.ts.
 import { Eta } from 'eta';
 import { LRUCache } from 'lru-cache';
+import { CHUNK_CHARS, settledChunks } from './text-chunks.js';
 
 const OPTIONS = { autoEscape: false, autoTrim: false, useWith: false, varName: 'it', cache: false } as const;
 
-export const eta = new Eta(OPTIONS);
+/**
+ * Every template can render its output in chunks (renderTemplateChunks, text-chunks.ts): a compiled
+ * template reads the chunk list from its render options, and after each piece it appends, moves its
+ * output to that list once it reaches CHUNK_CHARS. Rendered the usual way (no list), it runs as eta's own.
+ */
+export const eta = new Eta({
+  ...OPTIONS,
+  // the list is this render's own: a template it includes renders whole, into this one's output
+  functionHeader: 'const __chunks = options?.chunks; if (__chunks !== undefined) options = { ...options, chunks: undefined };',
+});
+const etaCompileBody = eta.compileBody;
+const CUT = `if (__chunks !== undefined && __eta.res.length >= ${CHUNK_CHARS}) { __chunks.push(__eta.res); __eta.res = ''; }\n`;
+// eta's own code for each part of the template, one part at a time, and the cut after each part that writes
+eta.compileBody = function (parts) {
+  let code = '';
+  for (const part of parts) {
+    code += etaCompileBody.call(this, [part]);
+    if (typeof part === 'string' || part.t !== 'e') code += CUT;
+  }
+  return code;
+};
 
 /** The same configuration with line tracking, which costs a statement per tag: used only after a render failed. */
 const tracing = new Eta({ ...OPTIONS, debug: true });
@@ -29,6 +50,13 @@ export function compileTemplate(source: string): CompiledTemplate {
 
 export function renderTemplate(fn: CompiledTemplate, data: object): string {
   return eta.render(fn, data);
+}
+
+/** A template's output as chunks of about CHUNK_CHARS (text-chunks.ts), for files that grow with the stack. */
+export function renderTemplateChunks(fn: CompiledTemplate, data: object): string[] {
+  const chunks: string[] = [];
+  chunks.push(eta.render(fn, data, { chunks } as never));
+  return settledChunks(chunks);
 }
 
 /** The useful line of an eta error (its message also carries the whole compiled function). */

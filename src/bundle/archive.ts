@@ -3,6 +3,7 @@
 import type { Readable } from 'node:stream';
 import type tarStream from 'tar-stream';
 import type { Bundle } from './bundle.js';
+import { fileChunks } from './file-chunks.js';
 
 // loaded with the first archive: most requests want JSON, and the service (and the CLI writing a folder)
 // starts faster without them
@@ -22,10 +23,10 @@ async function archiveStream(bundle: Bundle): Promise<Readable> {
   zlib ??= process.getBuiltinModule('node:zlib');
   const pack = tar.pack();
   const dirs = new Set<string>();
-  const entry = (header: Pick<tarStream.Header, 'name' | 'type' | 'mode'>, content = '') =>
+  const entry = (header: Pick<tarStream.Header, 'name' | 'type' | 'mode'>, content: string | Buffer = '') =>
     pack.entry({ ...header, mtime: MTIME, uid: 0, gid: 0, uname: '', gname: '' } as tarStream.Header, content);
   entry({ name: `${bundle.name}/`, type: 'directory', mode: 0o755 });
-  for (const [file, content] of Object.entries(bundle.files)) {
+  for (const file of Object.keys(bundle.files)) {
     const parts = file.split('/');
     for (let i = 1; i < parts.length; i++) {
       const dir = parts.slice(0, i).join('/');
@@ -34,6 +35,9 @@ async function archiveStream(bundle: Bundle): Promise<Readable> {
         entry({ name: `${bundle.name}/${dir}/`, type: 'directory', mode: 0o755 });
       }
     }
+    // a large file from its chunks (file-chunks.ts), encoded one by one
+    const chunks = fileChunks(bundle, file);
+    const content = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks.map((chunk) => Buffer.from(chunk)));
     entry({ name: `${bundle.name}/${file}`, type: 'file', mode: isExecutable(file) ? 0o755 : 0o644 }, content);
   }
   pack.finalize();

@@ -4,7 +4,8 @@ import { fs } from '../node-builtins.js';
 import path from 'node:path';
 import { LOCAL_MODEL_VARIABLE, VALUE_REF } from '../catalogue/rules.js';
 import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
-import { compileTemplate, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
+import { compileTemplate, renderTemplate, renderTemplateChunks, templateErrorMessage, type CompiledTemplate } from '../templating.js';
+import { joinedChunks } from '../text-chunks.js';
 import { isPublicDomain } from '../model/build-model.js';
 import { proxyFilePath, setupServiceName, volumeName } from '../model/layout.js';
 import { imageVariable } from '../model/env-names.js';
@@ -38,14 +39,25 @@ export class BundleTemplates {
     }
   }
 
-  /** The bundle files of a model; `only` names the few another target reuses (the rest are not rendered). */
-  render(model: StackModel, only?: readonly string[]): Map<string, string> {
+  /**
+   * The bundle files of a model; `only` names the few another target reuses (the rest are not rendered).
+   * Given `chunks`, a file that comes out in more than one chunk (text-chunks.ts) has its chunks put there.
+   */
+  render(model: StackModel, only?: readonly string[], chunks?: Map<string, readonly string[]>): Map<string, string> {
     // each native part's environment, built once and written as PowerShell (install.ps1) and bash (native/<id>.sh)
     const nativeEnvs = new Map(model.members.filter((m) => m.placement === 'native').map((m) => [m.plugin.id, nativeEnvironment(model, m)]));
     const context = bundleContext(model, nativeEnvs);
     const out = new Map<string, string>();
     const put = (file: string, template: string, data: object = context) => {
-      if (!only || only.includes(file)) out.set(file, renderTemplate(this.templates.get(template)!, data));
+      if (only && !only.includes(file)) return;
+      const fn = this.templates.get(template)!;
+      if (!chunks) {
+        out.set(file, renderTemplate(fn, data));
+        return;
+      }
+      const parts = renderTemplateChunks(fn, data);
+      out.set(file, joinedChunks(parts));
+      if (parts.length > 1) chunks.set(file, parts);
     };
     put('README.md', 'README.md');
     put('.env.example', 'env.example');
@@ -201,7 +213,16 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     sh: shellQuote,
     ps: psQuote,
     dotenv: dotenvValue,
+    oneLine,
   };
+}
+
+/**
+ * Text as one line, each run of white space one space. Most descriptions already are: they are given back
+ * as they are, not copied (a large stack's .env.example has thousands of them).
+ */
+export function oneLine(text: string): string {
+  return /\s\s|[^\S ]/.test(text) ? text.replace(/\s+/g, ' ') : text;
 }
 
 /** A plugin's `login` for the README, each {{id.VAR}} as the .env key that holds it (the loader checked them), or null. */

@@ -4,6 +4,7 @@
 // and the image pins it wrote, so a later upgrade can tell the user's pins from ours.
 import crypto from 'node:crypto';
 import { STACKWRIGHT_VERSION } from '../version.js';
+import { chunkLines } from '../text-chunks.js';
 
 export const PROVENANCE_FILE = 'stackwright.json';
 /** The file whose `<SERVICE>_IMAGE=` lines are the image pins a generation wrote. */
@@ -14,32 +15,38 @@ export const ENV_EXAMPLE_FILE = '.env.example';
  * The record keeps those of `.env.example`, so `stackwright upgrade` can tell a pin the user left at
  * our default (it follows the new default) from one the user chose (it stays).
  */
-export function imagePins(envText: string): Record<string, string> {
+export function imagePins(envText: string | readonly string[]): Record<string, string> {
   const pins: Record<string, string> = {};
-  for (const m of envText.matchAll(/^([A-Z][A-Z0-9_]*_IMAGE)=([^\s#'"]+)[ \t]*$/gm)) pins[m[1]] = m[2];
+  for (const lines of typeof envText === 'string' ? [envText] : chunkLines(envText)) {
+    for (const m of lines.matchAll(/^([A-Z][A-Z0-9_]*_IMAGE)=([^\s#'"]+)[ \t]*$/gm)) pins[m[1]] = m[2];
+  }
   return pins;
 }
 
-/** sha256 of a file's content, as stackwright.json records it. */
-export function fileHash(content: string): string {
-  return crypto.createHash('sha256').update(content).digest('hex');
+/** sha256 of a file's content (or of its chunks, text-chunks.ts), as stackwright.json records it. */
+export function fileHash(content: string | readonly string[]): string {
+  const hash = crypto.createHash('sha256');
+  if (typeof content === 'string') hash.update(content);
+  else for (const chunk of content) hash.update(chunk);
+  return hash.digest('hex');
 }
 
 /**
- * The record; `known` holds hashes already computed for some of the files (the same content). A bundle
- * bound into a shape gets its record from the shape's (bundle-shape.ts), which is this record with gaps.
+ * The record; `known` holds hashes already computed for some of the files (the same content), `chunks` the
+ * chunks of the large ones. A bundle bound into a shape gets its record from the shape's
+ * (bundle-shape.ts), which is this record with gaps.
  */
-export function provenance<R extends object>(request: R, fields: readonly (keyof R)[], catalogueRevision: string, files: ReadonlyMap<string, string>, known?: ReadonlyMap<string, string>): string {
+export function provenance<R extends object>(request: R, fields: readonly (keyof R)[], catalogueRevision: string, files: ReadonlyMap<string, string>, known?: ReadonlyMap<string, string>, chunks?: ReadonlyMap<string, readonly string[]>): string {
   const sent: Record<string, unknown> = {};
   for (const f of fields) if (request[f] !== undefined) sent[f as string] = request[f];
   const hashes: Record<string, string> = {};
   for (const file of [...files.keys()].sort()) {
-    hashes[file] = known?.get(file) ?? fileHash(files.get(file)!);
+    hashes[file] = known?.get(file) ?? fileHash(chunks?.get(file) ?? files.get(file)!);
   }
   return `${JSON.stringify({
     stackwright: { version: STACKWRIGHT_VERSION, catalogueRevision },
     request: sent,
-    images: imagePins(files.get(ENV_EXAMPLE_FILE) ?? ''),
+    images: imagePins(chunks?.get(ENV_EXAMPLE_FILE) ?? files.get(ENV_EXAMPLE_FILE) ?? ''),
     files: hashes,
   }, null, 2)}\n`;
 }

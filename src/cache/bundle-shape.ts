@@ -229,17 +229,16 @@ export function shapeOf(rendered: Bundle): BundleShape | null {
 /**
  * The shape of `rendered` (the request rendered with its placeholders), or null when it cannot bind
  * exactly: a placeholder in a file path or changed by a template, a record that cannot be taken apart,
- * or binding `first`'s values (`firstValues`) misses `first`, that request's full render, by a byte in
- * any file (the record included). Every shape passes this once before it is used: the service's, and
- * the CLI's before it is stored.
+ * or binding `first`'s values (`firstValues`) misses `firstRecord`, the stack record of that request's
+ * full render, by a byte. The record holds the sha256 of every other file, so a file that binding does
+ * not reproduce exactly (one a template derived from the name or domain) changes it. Every shape passes
+ * this once before it is used: the service's, and the CLI's before it is stored.
  */
-export function checkedShape(rendered: Bundle, first: Bundle, firstValues: readonly string[]): BundleShape | null {
+export function checkedShape(rendered: Bundle, firstRecord: string, firstValues: readonly string[]): BundleShape | null {
   const paths = Object.keys(rendered.files);
   // file paths never hold a late-bound value; a template that put one there (or transformed it) is rendered per request
   if (paths.some((f) => f.search(PLACEHOLDERS) >= 0) || !placeholdersVerbatim(paths) || !placeholdersVerbatim(Object.values(rendered.files))) return null;
   const shape = shapeOf(rendered);
   if (!shape) return null;
-  const check = Object.entries(shape.bind(firstValues).files);
-  const same = check.length === Object.keys(first.files).length && check.every(([file, content]) => first.files[file] === content);
-  return same ? shape : null;
+  return shape.bind(firstValues).files[PROVENANCE_FILE] === firstRecord ? shape : null;
 }

@@ -7,12 +7,14 @@ import { deepFreeze } from '../freeze.js';
 import { buildModel } from '../model/build-model.js';
 import { REQUEST_FIELDS, type Bundle, type GenerateRequest } from '../bundle/bundle.js';
 import { BundleTemplates } from '../bundle/bundle-files.js';
-import { buildCompose, COMPOSE_FILE } from '../emit/compose/compose.js';
+import { composeChunks, COMPOSE_FILE } from '../emit/compose/compose.js';
+import { chunkedBundleJson, keepChunks } from '../bundle/file-chunks.js';
+import { CHUNK_CHARS, joinedChunks } from '../text-chunks.js';
 import { DEFAULT_FRAGMENT_CACHE_BYTES, FragmentCache } from '../cache/fragment-cache.js';
 import { PluginFileRenderer } from '../bundle/plugin-files.js';
 import { resolve, type Resolution } from '../model/resolve.js';
 import { fileHash, provenance, PROVENANCE_FILE } from '../bundle/provenance.js';
-import { bindShape, boundAnswer, boundIntoShape, checkedShape, type BundleShape } from '../cache/bundle-shape.js';
+import { bindShape, boundAnswer, checkedShape, type BundleShape } from '../cache/bundle-shape.js';
 import { lateValues, shapeKey, withPlaceholders } from '../cache/late-binding.js';
 import { KubernetesTemplates, kubernetesFiles, SHARED_FILES } from '../emit/kubernetes/index.js';
 import { SHARED_FILES as SWARM_SHARED_FILES, SwarmTemplates, swarmFiles } from '../emit/swarm/index.js';
@@ -23,10 +25,12 @@ export { boundIntoShape } from '../cache/bundle-shape.js';
 
 /**
  * What the generator knows of a request shape (the request without its late-bound values): after the
- * first request of that shape, its own bundle and values; from the second on, the shape those are bound
- * into, or null where binding cannot reproduce a full render.
+ * first request of that shape, the stack record of its bundle and its values (the record, with the
+ * sha256 of every file, is what the shape is checked against: the bundle itself is not kept, so a
+ * selection asked for once leaves little behind); from the second on, the shape those are bound into,
+ * or null where binding cannot reproduce a full render.
  */
-type ShapeEntry = { first: Bundle; values: string[] } | { shape: BundleShape | null };
+type ShapeEntry = { firstRecord: string; values: string[] } | { shape: BundleShape | null };
 
 export class Generator {
   readonly cache: FragmentCache;
@@ -77,12 +81,13 @@ export class Generator {
     if (cached) return cached;
     const values = this.shapes ? lateValues(request) : undefined;
     const bundle = values ? this.bound(request, values) : this.renderRequest(request);
-    // a bundle bound into a shape costs little to bind again, and most are asked for once (a new name
-    // each time): kept from their second request on, so one-off bundles die young instead of filling
-    // the cache (and the old generation) and pushing out bundles that are asked for again; a rendered
-    // one is kept at once
-    if (!boundIntoShape(bundle) || this.seen!.has(key)) this.bundles?.set(key, bundle);
-    else this.seen!.set(key, true);
+    // most bundles are asked for once (a new name, a new selection each time): kept from their second
+    // request on, so one-off bundles die young instead of filling the cache (and the old generation,
+    // each promotion a copy into fresh pages) and pushing out bundles that are asked for again. A
+    // second ask of a rendered one is bound into its shape (its record was kept) or rendered again.
+    if (!this.seen) return bundle;
+    if (this.seen.has(key)) this.bundles?.set(key, bundle);
+    else this.seen.set(key, true);
     return bundle;
   }
 
@@ -97,11 +102,11 @@ export class Generator {
     let entry = this.shapes!.get(key);
     if (!entry) {
       const bundle = this.renderRequest(request);
-      this.shapes!.set(key, { first: bundle, values });
+      this.shapes!.set(key, { firstRecord: bundle.files[PROVENANCE_FILE], values });
       return bundle;
     }
-    if ('first' in entry) {
-      entry = { shape: this.renderShape(request, entry.first, entry.values) };
+    if ('firstRecord' in entry) {
+      entry = { shape: this.renderShape(request, entry.firstRecord, entry.values) };
       this.shapes!.set(key, entry);
     }
     if (!entry.shape) return this.renderRequest(request);
@@ -114,16 +119,16 @@ export class Generator {
    */
   shapeFor(request: GenerateRequest, bundle: Bundle): BundleShape | null {
     const values = lateValues(request);
-    return values ? this.renderShape(request, bundle, values) : null;
+    return values ? this.renderShape(request, bundle.files[PROVENANCE_FILE], values) : null;
   }
 
   /**
    * The shape of a request, or null when its placeholders are not verbatim, its record cannot be taken
-   * apart, or binding misses `first` by a byte (any file, the record included).
+   * apart, or binding misses `firstRecord` (the stack record of the request's full render) by a byte.
    */
-  private renderShape(request: GenerateRequest, first: Bundle, firstValues: string[]): BundleShape | null {
+  private renderShape(request: GenerateRequest, firstRecord: string, firstValues: string[]): BundleShape | null {
     const placeholders = withPlaceholders(request);
-    return checkedShape(this.render(placeholders, resolve(this.catalogue, placeholders)), first, firstValues);
+    return checkedShape(this.render(placeholders, resolve(this.catalogue, placeholders)), firstRecord, firstValues);
   }
 
   /**
@@ -171,6 +176,8 @@ export class Generator {
       memoryLimitMB: resolution.memoryLimitMB,
     };
     const pluginFiles = this.pluginFiles.render(model);
+    // the files that grow with the stack, as chunks (text-chunks.ts)
+    const chunks = new Map<string, readonly string[]>();
     // the one place a deployment target picks its emitter; Compose (docker, bare-metal) follows
     let files: Map<string, string>;
     if (model.options.deployment === 'kubernetes') {
@@ -178,8 +185,10 @@ export class Generator {
     } else if (model.options.deployment === 'swarm') {
       files = swarmFiles(model, pluginFiles, this.bundleTemplates.render(model, SWARM_SHARED_FILES), this.swarmTemplates);
     } else {
-      files = new Map<string, string>([[COMPOSE_FILE, buildCompose(model, this.cache)], ...pluginFiles]);
-      for (const [file, content] of this.bundleTemplates.render(model)) files.set(file, content);
+      const compose = composeChunks(model, this.cache);
+      if (compose.length > 1) chunks.set(COMPOSE_FILE, compose);
+      files = new Map<string, string>([[COMPOSE_FILE, joinedChunks(compose)], ...pluginFiles]);
+      for (const [file, content] of this.bundleTemplates.render(model, undefined, chunks)) files.set(file, content);
     }
     // most plugin files come out the same for many stacks (and skills are the catalogue's strings), on every
     // target: their sha256 is remembered by content
@@ -190,24 +199,28 @@ export class Generator {
         if (content !== undefined) known.set(file, this.contentHash(content));
       }
     }
-    return this.assemble(request, summary, files, known);
+    return this.assemble(request, summary, files, known, chunks);
   }
 
   private contentHash(content: string): string {
+    // a file as large as a chunk grows with the stack (the framework's reference file) and is seldom
+    // the same twice: looking it up would cost a pass over it (and a flat copy) for nothing
+    if (content.length >= CHUNK_CHARS) return fileHash(content);
     let hash = this.contentHashes!.get(content);
     if (hash === undefined) this.contentHashes!.set(content, (hash = fileHash(content)));
     return hash;
   }
 
   /** The frozen bundle: the files sorted by path, with the stack record (stackwright.json) of exactly these. */
-  private assemble(request: GenerateRequest, summary: Bundle['summary'], entries: Iterable<[string, string]>, known?: ReadonlyMap<string, string>): Bundle {
+  private assemble(request: GenerateRequest, summary: Bundle['summary'], entries: Iterable<[string, string]>, known?: ReadonlyMap<string, string>, chunks?: ReadonlyMap<string, readonly string[]>): Bundle {
     const files = new Map(entries);
-    files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, known));
+    files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, known, chunks));
     const bundle = deepFreeze({
       name: request.name,
       files: Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       summary,
     });
+    if (chunks) keepChunks(bundle, chunks);
     return bundle;
   }
 }
@@ -224,7 +237,7 @@ const SEEN_KEYS_BYTES = 1024 * 1024;
 
 /** JSON.stringify(bundle) as UTF-8 chunks; a bound bundle's is copied from its shape's encoded pieces. */
 export function bundleJsonChunks(bundle: Bundle): Buffer[] {
-  return boundAnswer(bundle) ?? [Buffer.from(JSON.stringify(bundle))];
+  return boundAnswer(bundle) ?? chunkedBundleJson(bundle) ?? [Buffer.from(JSON.stringify(bundle))];
 }
 
 /** JSON.stringify(bundle), as the API sends it. */
@@ -234,7 +247,7 @@ export function bundleJson(bundle: Bundle): string {
 
 function shapeEntrySize(entry: ShapeEntry): number {
   // a shape keeps its bundle, the UTF-8 and the JSON of its pieces: about three times the text
-  if ('first' in entry) return Math.max(1, bundleSize(entry.first));
+  if ('firstRecord' in entry) return Math.max(1, entry.firstRecord.length);
   return Math.max(1, entry.shape ? 3 * bundleSize(entry.shape.bundle) : 1);
 }
 
