@@ -6,7 +6,7 @@ import { compileTemplate, failingLine, renderTemplate, templateErrorMessage, typ
 import { addressOf, type Viewer } from '../model/addresses.js';
 import { frameworkConfigPath, proxyFilePath, serviceFilePath } from '../model/layout.js';
 import { configString, yamlScalar } from '../emit/escape.js';
-import { clientKeys, nativeSkillsDir, type StackMember, type StackModel } from '../model/model.js';
+import { clientKeys, nativeSkillsDir, portsOf, type StackMember, type StackModel } from '../model/model.js';
 import { lockedAuthFile } from './proxy-auth.js';
 import { frameworkHome, referenceConfig } from './framework-config.js';
 
@@ -28,7 +28,7 @@ interface ServiceEntry {
 /** Where each member is reached from, for a reader in a container or on the host. */
 function serviceEntries(model: StackModel, viewer: Viewer): ServiceEntry[] {
   return model.members.filter((m) => m.plugin.kind !== 'proxy').map((m) => {
-    const published = new Map(model.ports.filter((p) => p.plugin === m.plugin.id).map((p) => [p.container, p.host]));
+    const published = new Map(portsOf(model, m.plugin.id).map((p) => [p.container, p.host]));
     const ports = (m.plugin.manifest.ports ?? []).map((p) => ({ container: p.container, host: published.get(p.container) ?? null, web: p.web ?? false }));
     const address = addressOf(model, m, viewer);
     return {
@@ -69,17 +69,22 @@ function sharedContext(model: StackModel, placement: StackMember['placement']) {
 }
 
 /** The context of one plugin's template: the shared part plus what depends on the plugin. */
-function pluginContext(shared: ReturnType<typeof sharedContext>, model: StackModel, member: StackMember) {
+function pluginContext(shared: ReturnType<typeof sharedContext>, member: StackMember, skills: ReturnType<typeof skillsContext>) {
   return {
     ...shared,
     self: shared.services.find((s) => s.id === member.plugin.id) ?? null,
-    skills: model.resolution.skillPacks.map((p) => ({
-      id: p.id,
-      name: p.manifest.name,
-      dir: skillDir(model, member, p.id),
-      skills: p.skills.map((s) => ({ id: s.id, name: s.name, description: s.description })),
-    })),
+    skills,
   };
+}
+
+/** The skill packs as a member's templates see them: the same for every member but a framework (its own folder). */
+function skillsContext(model: StackModel, member: StackMember) {
+  return model.resolution.skillPacks.map((p) => ({
+    id: p.id,
+    name: p.manifest.name,
+    dir: skillDir(model, member, p.id),
+    skills: p.skills.map((s) => ({ id: s.id, name: s.name, description: s.description })),
+  }));
 }
 
 function skillDir(model: StackModel, member: StackMember, packId: string): string {
@@ -159,8 +164,11 @@ function stackRenderer(model: StackModel, compiled: (plugin: ContainerPlugin, na
     if (!context) shared.set(placement, (context = sharedContext(model, placement)));
     return context;
   };
+  // built once for every member but the frameworks (a large stack has many templates and many packs)
+  let serviceSkills: ReturnType<typeof skillsContext> | undefined;
+  const skillsFor = (member: StackMember) => (member.plugin.kind === 'framework' ? skillsContext(model, member) : (serviceSkills ??= skillsContext(model, member)));
   return (job: TemplateJob): string => {
-    const context = pluginContext(sharedFor(job.member.placement), model, job.member);
+    const context = pluginContext(sharedFor(job.member.placement), job.member, skillsFor(job.member));
     const data = { ...context, ...job.extra };
     let own = '';
     if (job.template !== null) {

@@ -5,7 +5,7 @@
 import type { ContainerPlugin, ServicePlugin } from '../catalogue/types.js';
 import { serviceUrlVariables } from '../model/addresses.js';
 import { databaseUrl, substituteRefs, type ValueView } from '../model/values.js';
-import { envApplies, envKey, frameworkCredentials, type StackMember, type StackModel } from '../model/model.js';
+import { databasesOf, envApplies, envKey, frameworkCredentials, type StackMember, type StackModel } from '../model/model.js';
 import { modelServerEnv } from '../model/model-servers.js';
 import { mark, toParts, type ValuePart } from './bare-metal/native-env.js';
 
@@ -43,7 +43,7 @@ export function containerEnvironment(model: StackModel, member: StackMember): Co
     env.push({ name, parts });
   };
   for (const [name, url] of serviceUrlVariables(model, 'container')) add(name, [{ text: url }]);
-  for (const db of model.databases.filter((d) => d.consumer === plugin.id && d.urlVariable)) {
+  for (const db of databasesOf(model, plugin.id).filter((d) => d.urlVariable)) {
     const server = (model.plugins.get(db.server) as ServicePlugin).manifest.databaseServer!;
     add(db.urlVariable!, toParts(databaseUrl(model, db, { host: db.server, port: String(server.port), password: mark(db.passwordVariable), escape: (t) => t })));
   }

@@ -1,7 +1,7 @@
 // Where a stack member is reached from, for a reader in a container or on the host (bare-metal natives).
 // The framework config files, the <PREFIX>_URL variables frameworks receive and the native env files
 // all take addresses from here, so skills see the same URL wherever they run.
-import type { StackMember, StackModel } from './model.js';
+import { portsOf, type StackMember, type StackModel } from './model.js';
 import { urlVariable } from './env-names.js';
 
 export type Viewer = 'container' | 'native';
@@ -16,7 +16,7 @@ export interface MemberAddress {
 }
 
 export function addressOf(model: StackModel, member: StackMember, viewer: Viewer): MemberAddress {
-  const published = new Map(model.ports.filter((p) => p.plugin === member.plugin.id).map((p) => [p.container, p.host]));
+  const published = new Map(portsOf(model, member.plugin.id).map((p) => [p.container, p.host]));
   let host: string;
   let port: (c: number) => number | null;
   if (viewer === 'container') {

@@ -104,6 +104,37 @@ export interface StackModel {
   dockerApiUsers: readonly ContainerPlugin[];
 }
 
+/** One list of items per id, in the list's order (an index built once per model). */
+function indexBy<T>(cache: WeakMap<StackModel, Map<string, T[]>>, model: StackModel, items: readonly T[], idOf: (item: T) => string): Map<string, T[]> {
+  let index = cache.get(model);
+  if (!index) {
+    index = new Map();
+    for (const item of items) {
+      const id = idOf(item);
+      const list = index.get(id);
+      if (list) list.push(item);
+      else index.set(id, [item]);
+    }
+    cache.set(model, index);
+  }
+  return index;
+}
+const portIndex = new WeakMap<StackModel, Map<string, PublishedPort[]>>();
+const consumerIndex = new WeakMap<StackModel, Map<string, StackDatabase[]>>();
+
+/**
+ * A member's published ports (model.ports of that plugin, in order). Every emitter asks this of every
+ * member: filtering the whole list each time grew with the square of a stack's size.
+ */
+export function portsOf(model: StackModel, pluginId: string): readonly PublishedPort[] {
+  return indexBy(portIndex, model, model.ports, (p) => p.plugin).get(pluginId) ?? [];
+}
+
+/** The databases a member consumes (model.databases of that consumer, in order). */
+export function databasesOf(model: StackModel, consumerId: string): readonly StackDatabase[] {
+  return indexBy(consumerIndex, model, model.databases, (d) => d.consumer).get(consumerId) ?? [];
+}
+
 /** The .env key a plugin's variable is stored under. */
 export function envKey(pluginId: string, spec: EnvSpec): string {
   return spec.shared ? spec.name : `${envPrefix(pluginId)}_${spec.name}`;

@@ -5,7 +5,7 @@ import { addressOf } from '../../model/addresses.js';
 import type { ServicePlugin } from '../../catalogue/types.js';
 import { databaseUrl, substituteRefs, type ValueView } from '../../model/values.js';
 import { psQuote, shellQuote } from '../escape.js';
-import { envApplies, envKey, frameworkCredentials, NATIVE_BIND_VARIABLE, type StackMember, type StackModel } from '../../model/model.js';
+import { databasesOf, envApplies, envKey, frameworkCredentials, NATIVE_BIND_VARIABLE, type StackMember, type StackModel } from '../../model/model.js';
 import { urlVariable } from '../../model/env-names.js';
 import { modelServerEnv } from '../../model/model-servers.js';
 
@@ -72,7 +72,7 @@ export function nativeEnvironment(model: StackModel, member: StackMember): Nativ
       else if (natives.has(m.plugin.id)) add(urlVariable(m.plugin.id), [{ text: 'http://' }, ...toParts(hostOf(m.plugin.id)), { text: `:${address.mainPort}` }]);
       else add(urlVariable(m.plugin.id), [{ text: address.url }]);
     }
-    for (const db of model.databases.filter((d) => d.consumer === plugin.id && d.urlVariable)) {
+    for (const db of databasesOf(model, plugin.id).filter((d) => d.urlVariable)) {
       const server = (model.plugins.get(db.server) as ServicePlugin).manifest.databaseServer!;
       const p = published.get(`${db.server}:${server.port}`);
       const url = databaseUrl(model, db, {

@@ -5,7 +5,7 @@ import { VALUE_REF } from '../../catalogue/rules.js';
 import { composeLiteral } from '../escape.js';
 import { dumpYaml } from '../yaml-dump.js';
 import { joinedChunks, TextChunks } from '../../text-chunks.js';
-import { ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, envApplies, envKey, frameworkCredentials, imageRef, type StackMember, type StackModel } from '../../model/model.js';
+import { ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, databasesOf, envApplies, envKey, frameworkCredentials, imageRef, portsOf, type StackMember, type StackModel } from '../../model/model.js';
 import { imageVariable } from '../../model/env-names.js';
 import type { FragmentCache } from '../../cache/fragment-cache.js';
 import { bindDomain, urlsWithDomainPlaceholder } from '../../cache/late-binding.js';
@@ -188,7 +188,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     .filter((id) => inCompose.has(id))
     .map((id) => [id, required.has(id) && model.plugins.get(id)?.manifest.healthcheck ? 'service_healthy' : 'service_started']);
   // a consumer waits for its database to exist
-  const databases = model.databases.filter((d) => d.consumer === plugin.id);
+  const databases = databasesOf(model, plugin.id);
   for (const server of new Set(databases.map((d) => d.server))) {
     if (inCompose.has(server)) conditions.push([setupServiceName(server), 'service_completed_successfully']);
   }
@@ -201,7 +201,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
   const env = plugin.manifest.environment ?? [];
   const referenced = new Set(env.flatMap((e) => [...`${e.value ?? ''}${e.default ?? ''}`.matchAll(VALUE_REF)].filter((r) => r[3] === 'url').map((r) => r[4])));
   return {
-    ports: model.ports.filter((p) => p.plugin === plugin.id).map(({ variable, host, container, protocol, public: open, loopback }) => ({ variable, host, container, protocol, public: open, loopback })),
+    ports: portsOf(model, plugin.id).map(({ variable, host, container, protocol, public: open, loopback }) => ({ variable, host, container, protocol, public: open, loopback })),
     dependsOn: conditions,
     extraSecrets,
     serviceUrls,

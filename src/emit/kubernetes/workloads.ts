@@ -3,7 +3,7 @@
 import type { ContainerPlugin, ServicePlugin } from '../../catalogue/types.js';
 import { setupServiceName, volumeName } from '../../model/layout.js';
 import { HELPER_IMAGE } from '../../model/helper-image.js';
-import { imageRef, type StackMember, type StackModel } from '../../model/model.js';
+import { databasesOf, imageRef, type StackMember, type StackModel } from '../../model/model.js';
 import { containerEnvironment, envKeysOf, setupEnvironment, type ContainerVariable } from '../container-env.js';
 import {
   containerSecurity, envEntries, filesConfigMap, HELPER_SECURITY, k8sLiteral, labels, numericUser, podVolumes, probes, seconds, secretName, selector,
@@ -31,7 +31,7 @@ export function isDatabase(plugin: ContainerPlugin): boolean {
 
 /** The dependencies a member waits for before it starts: what it requires, and the servers of its databases. */
 export function waitsFor(model: StackModel, plugin: ContainerPlugin): { id: string; port: number }[] {
-  const ids = new Set([...(plugin.manifest.requires ?? []), ...model.databases.filter((d) => d.consumer === plugin.id).map((d) => d.server)]);
+  const ids = new Set([...(plugin.manifest.requires ?? []), ...databasesOf(model, plugin.id).map((d) => d.server)]);
   return [...ids].flatMap((id) => {
     const dep = model.plugins.get(id);
     const port = dep?.manifest.ports?.[0]?.container;

@@ -16,7 +16,7 @@ import { composeDocument, NETWORK } from '../compose/compose.js';
 import { dumpYaml } from '../yaml-dump.js';
 import { setupServiceName } from '../../model/layout.js';
 import { SOCKET_PROXY_NETWORK } from '../../model/socket-proxy.js';
-import type { StackModel } from '../../model/model.js';
+import { portsOf, type StackModel } from '../../model/model.js';
 import type { ServicePlugin } from '../../catalogue/types.js';
 import { secretNameVariable, secretPlan, SECRETS_DIR, sensitiveKeys, wrapperScript, type SecretPlan } from './secrets.js';
 
@@ -98,7 +98,7 @@ function swarmService(model: StackModel, id: string, def: Obj, setup: boolean, p
   for (const t of (def.tmpfs as string[] | undefined) ?? []) volumes.push({ type: 'tmpfs', target: t.split(':')[0] });
   if (typeof def.shm_size === 'string') volumes.push({ type: 'tmpfs', target: '/dev/shm', tmpfs: { size: sizeBytes(def.shm_size) } });
   if (volumes.length) out.volumes = volumes;
-  const ports = model.ports.filter((p) => p.plugin === id && p.public).map((p) => ({
+  const ports = portsOf(model, id).filter((p) => p.public).map((p) => ({
     target: p.container, published: `\${${p.variable}:-${p.host}}`, protocol: p.protocol, mode: 'host',
   }));
   if (ports.length) out.ports = ports;
