@@ -199,7 +199,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     escape: composeLiteral,
   })] as [string, string]);
   const env = plugin.manifest.environment ?? [];
-  const referenced = new Set(env.flatMap((e) => [...`${e.value ?? ''}${e.default ?? ''}`.matchAll(VALUE_REF)].filter((r) => r[3] === 'url').map((r) => r[4])));
+  const referenced = urlReferences(plugin);
   return {
     ports: portsOf(model, plugin.id).map(({ variable, host, container, protocol, public: open, loopback }) => ({ variable, host, container, protocol, public: open, loopback })),
     dependsOn: conditions,
@@ -218,6 +218,18 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     acme: plugin.kind === 'proxy' && model.https,
   };
 }
+
+/** The plugins whose public URL a plugin's environment references ({{url:id}}), read off its manifest once. */
+function urlReferences(plugin: ContainerPlugin): ReadonlySet<string> {
+  let ids = urlReferenceCache.get(plugin);
+  if (!ids) {
+    const env = plugin.manifest.environment ?? [];
+    ids = new Set(env.flatMap((e) => [...`${e.value ?? ''}${e.default ?? ''}`.matchAll(VALUE_REF)].filter((r) => r[3] === 'url').map((r) => r[4])));
+    urlReferenceCache.set(plugin, ids);
+  }
+  return ids;
+}
+const urlReferenceCache = new WeakMap<ContainerPlugin, ReadonlySet<string>>();
 
 /** A container reaches a container by its compose name and container port, a native process through the host gateway. */
 function containerView(nativeIds: readonly string[], urls: readonly [string, string][] = []): ValueView {
