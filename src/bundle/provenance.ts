@@ -17,10 +17,31 @@ export const ENV_EXAMPLE_FILE = '.env.example';
  */
 export function imagePins(envText: string | readonly string[]): Record<string, string> {
   const pins: Record<string, string> = {};
-  for (const lines of typeof envText === 'string' ? [envText] : chunkLines(envText)) {
-    for (const m of lines.matchAll(/^([A-Z][A-Z0-9_]*_IMAGE)=([^\s#'"]+)[ \t]*$/gm)) pins[m[1]] = m[2];
-  }
+  for (const lines of typeof envText === 'string' ? [envText] : chunkLines(envText)) addPins(lines, pins);
   return pins;
+}
+
+/** A pin line, whole (no line break inside). */
+const PIN_LINE = /^([A-Z][A-Z0-9_]*_IMAGE)=([^\s#'"]+)[ \t]*$/;
+
+/** The line breaks of a JavaScript multiline pattern, where `^` and `$` match. */
+const isLineBreak = (c: number) => c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
+
+/**
+ * The pins of `text` into `pins`: only the lines holding `_IMAGE=` are tested (found by a string search),
+ * each whole; a pattern over the whole file would try every line of a large stack's file.
+ */
+function addPins(text: string, pins: Record<string, string>): void {
+  let at = text.indexOf('_IMAGE=');
+  while (at !== -1) {
+    let start = at;
+    while (start > 0 && !isLineBreak(text.charCodeAt(start - 1))) start--;
+    let end = at;
+    while (end < text.length && !isLineBreak(text.charCodeAt(end))) end++;
+    const m = PIN_LINE.exec(text.slice(start, end));
+    if (m) pins[m[1]] = m[2];
+    at = text.indexOf('_IMAGE=', end);
+  }
 }
 
 /** sha256 of a file's content (or of its chunks, text-chunks.ts), as stackwright.json records it. */

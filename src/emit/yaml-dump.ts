@@ -47,8 +47,12 @@ export function dumpQuotedYaml(value: unknown): string {
 
 function dumpWith(s: Style, value: unknown): string {
   if (!isPlainObject(value)) return yaml.dump(value, s.options);
-  const body = mapping(s, value, 0, true);
-  return body === OUTSIDE ? yaml.dump(value, s.options) : `${body}\n`;
+  const out: string[] = [];
+  if (!writeMapping(s, value, 0, true, out)) return yaml.dump(value, s.options);
+  out.push('\n');
+  // one flat string from the parts: appending them one by one would build a rope of thousands of
+  // small pieces that a later read (a hash, a search) has to flatten
+  return out.join('');
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -59,45 +63,74 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 const INDENTS = Array.from({ length: 16 }, (_, level) => '  '.repeat(level));
 const indent = (level: number) => INDENTS[level] ?? '  '.repeat(level);
+/** A line break and the indentation of `level`: what starts each entry of a block collection after its first. */
+const LINE_STARTS = INDENTS.map((pad) => `\n${pad}`);
+const lineStart = (level: number) => LINE_STARTS[level] ?? `\n${indent(level)}`;
 
-function node(s: Style, value: unknown, level: number, compact: boolean): string | typeof OUTSIDE {
-  if (Array.isArray(value)) return value.length ? sequence(s, value, level, compact) : '[]';
-  if (isPlainObject(value)) return mapping(s, value, level, compact);
-  return scalar(s, value, level);
+/**
+ * Writes `value` at `level` as parts onto `out`; false when it is outside the subset laid out here (what
+ * was written is then dropped: the document goes to js-yaml whole). Every part written is non-empty, so
+ * the first part of a value tells how it starts.
+ */
+function writeNode(s: Style, value: unknown, level: number, compact: boolean, out: string[]): boolean {
+  if (Array.isArray(value)) {
+    if (!value.length) {
+      out.push('[]');
+      return true;
+    }
+    return writeSequence(s, value, level, compact, out);
+  }
+  if (isPlainObject(value)) return writeMapping(s, value, level, compact, out);
+  const text = scalar(s, value, level);
+  if (text === OUTSIDE) return false;
+  out.push(text);
+  return true;
+}
+
+/**
+ * After a key or a dash at `at` (a part written as ': ' or '- '), the value written from `at + 1`: a value
+ * starting a line of its own (a nested block collection) takes the indicator without its space.
+ */
+function settleIndicator(out: string[], at: number, bare: string): void {
+  const first = out[at + 1];
+  if (first === undefined || first.charCodeAt(0) === 10) out[at] = bare;
 }
 
 /** A block mapping at `level` (js-yaml's writeBlockMapping); `compact`: its first pair goes on the current line. */
-function mapping(s: Style, object: Record<string, unknown>, level: number, compact: boolean): string | typeof OUTSIDE {
-  let out = '';
+function writeMapping(s: Style, object: Record<string, unknown>, level: number, compact: boolean, out: string[]): boolean {
+  let first = true;
   for (const key of Object.keys(object)) {
     const value = object[key];
     // js-yaml leaves out a pair whose value it cannot represent: undefined is the one our documents hold
     if (value === undefined) continue;
     const keyText = keyScalar(s, key);
-    if (keyText === OUTSIDE) return OUTSIDE;
-    const valueText = node(s, value, level + 1, false);
-    if (valueText === OUTSIDE) return OUTSIDE;
-    if (!compact || out !== '') out += `\n${indent(level)}`;
-    out += keyText;
-    out += valueText === '' || valueText.charCodeAt(0) === 10 ? ':' : ': ';
-    out += valueText;
+    if (keyText === OUTSIDE) return false;
+    if (!compact || !first) out.push(lineStart(level));
+    first = false;
+    out.push(keyText);
+    const at = out.length;
+    out.push(': ');
+    if (!writeNode(s, value, level + 1, false, out)) return false;
+    settleIndicator(out, at, ':');
   }
   // every value undefined: an empty mapping, written as {}
-  return out === '' ? '{}' : out;
+  if (first) out.push('{}');
+  return true;
 }
 
 /** A block sequence at `level` (js-yaml's writeBlockSequence): each item starts its own line unless `compact`. */
-function sequence(s: Style, items: unknown[], level: number, compact: boolean): string | typeof OUTSIDE {
-  let out = '';
+function writeSequence(s: Style, items: unknown[], level: number, compact: boolean, out: string[]): boolean {
+  let first = true;
   for (const raw of items) {
+    if (!compact || !first) out.push(lineStart(level));
+    first = false;
+    const at = out.length;
+    out.push('- ');
     // js-yaml writes an undefined item as null
-    const item = node(s, raw === undefined ? null : raw, level + 1, true);
-    if (item === OUTSIDE) return OUTSIDE;
-    if (!compact || out !== '') out += `\n${indent(level)}`;
-    out += item === '' || item.charCodeAt(0) === 10 ? '-' : '- ';
-    out += item;
+    if (!writeNode(s, raw === undefined ? null : raw, level + 1, true, out)) return false;
+    settleIndicator(out, at, '-');
   }
-  return out;
+  return true;
 }
 
 /**

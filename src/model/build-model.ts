@@ -1,7 +1,7 @@
 // From a resolution and the request's options to the stack model: where each plugin runs, the .env
 // variables, host ports (clashes moved, DECISIONS "Host-port clashes"), the proxy's routes and who may
 // use them (DECISIONS "Running stacks"), public URLs and the databases each consumer owns.
-import type { ContainerPlugin, ServicePlugin } from '../catalogue/types.js';
+import type { ContainerPlugin, EnvSpec, ServicePlugin } from '../catalogue/types.js';
 import { hasServerChoice, LOCAL_MODEL_SERVER_VARIABLE } from './model-servers.js';
 import { VALUE_REF } from '../catalogue/rules.js';
 import type { Resolution } from './resolve.js';
@@ -25,8 +25,11 @@ export function buildModel(resolution: Resolution, options: StackOptions): Stack
   const dockerApiUsers = members.filter((m) => m.placement === 'container' && m.plugin.manifest.dockerApi).map((m) => m.plugin);
   const databases = collectDatabases(members, skillServices);
   const env = collectEnv(members, plugins, ports, options, publicUrls, proxyAuth, databases, dockerApiUsers.length > 0, https);
+  const keys = new Set(env.map((v) => v.key));
   for (const t of skillTokens({ resolution, plugins })) {
-    if (!env.some((v) => v.key === t.name)) env.push({ key: t.name, example: '', required: false, group: t.service, description: `${t.description} (for the agents' skills; optional)` });
+    if (keys.has(t.name)) continue;
+    keys.add(t.name);
+    env.push({ key: t.name, example: '', required: false, group: t.service, description: `${t.description} (for the agents' skills; optional)` });
   }
   return {
     options,
@@ -130,6 +133,40 @@ function buildRoutes(members: StackMember[], options: StackOptions, https: boole
   return routes;
 }
 
+
+/** What a plugin's .env variables (those the stack sets, not fixed values) give every stack, read off its manifest once. */
+interface EnvEntry {
+  spec: EnvSpec;
+  key: string;
+  secret: EnvVar['secret'];
+  /** the .env.example value, or null where the default names a public URL (it is the stack's) */
+  example: string | null;
+  required: boolean;
+  group: string;
+}
+
+const ENV_ENTRIES = new WeakMap<ContainerPlugin, EnvEntry[]>();
+
+function envEntries(plugin: ContainerPlugin): EnvEntry[] {
+  let entries = ENV_ENTRIES.get(plugin);
+  if (entries) return entries;
+  entries = [];
+  for (const spec of plugin.manifest.environment ?? []) {
+    if (spec.value !== undefined) continue;
+    const options = spec.secret === true ? {} : spec.secret;
+    // frozen: one object shared by every stack's model
+    const secret = options === undefined ? undefined
+      : Object.freeze({ length: options.length ?? 32, charset: options.charset ?? 'alnum', prefix: options.prefix ?? '' });
+    const fixed = spec.default ?? '';
+    entries.push({
+      spec, key: envKey(plugin.id, spec), secret, example: fixed.includes('{{') ? null : fixed,
+      required: Boolean(spec.required || secret), group: spec.shared ? '' : plugin.id,
+    });
+  }
+  ENV_ENTRIES.set(plugin, entries);
+  return entries;
+}
+
 /** Where a browser opens each plugin's first web port: its route, else its host port on this machine. */
 function buildPublicUrls(members: StackMember[], ports: PublishedPort[], routes: Route[]): Map<string, string> {
   const urls = new Map<string, string>();
@@ -158,18 +195,12 @@ function collectEnv(
   }];
   const seen = new Set(['COMPOSE_PROJECT_NAME']);
   for (const m of members) {
-    for (const spec of m.plugin.manifest.environment ?? []) {
-      if (spec.value !== undefined || !envApplies(spec, plugins)) continue;
-      const key = envKey(m.plugin.id, spec);
-      if (seen.has(key)) continue;
+    for (const { spec, key, secret, example, required, group } of envEntries(m.plugin)) {
+      if (!envApplies(spec, plugins) || seen.has(key)) continue;
       seen.add(key);
-      const options = spec.secret === true ? {} : spec.secret;
-      const secret = options === undefined ? undefined
-        : { length: options.length ?? 32, charset: options.charset ?? 'alnum', prefix: options.prefix ?? '' };
-      const example = (spec.default ?? '').replace(VALUE_REF, (_ref, _t, _v, _location, target: string) => publicUrls.get(target) ?? '');
       vars.push({
-        key, description: spec.description, example, secret,
-        required: Boolean(spec.required || secret), group: spec.shared ? '' : m.plugin.id,
+        key, description: spec.description, secret, required, group,
+        example: example ?? spec.default!.replace(VALUE_REF, (_ref, _t, _v, _location, target: string) => publicUrls.get(target) ?? ''),
       });
     }
   }

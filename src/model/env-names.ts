@@ -4,8 +4,18 @@
 
 /** UPPER_SNAKE form of an id, for variable names. */
 export function envPrefix(id: string): string {
-  return id.toUpperCase().replace(/-/g, '_');
+  // asked for the same few hundred plugin ids many times a render: each is converted once
+  let prefix = PREFIXES.get(id);
+  if (prefix === undefined) {
+    if (PREFIXES.size >= MAX_PREFIXES) PREFIXES.clear();
+    PREFIXES.set(id, (prefix = id.toUpperCase().replace(/-/g, '_')));
+  }
+  return prefix;
 }
+
+const PREFIXES = new Map<string, string>();
+/** More ids than any catalogue has: past it the map starts again (ids are plugin ids, never a request's text). */
+const MAX_PREFIXES = 10_000;
 
 /** The .env variable holding a plugin's image (image:tag), so one service can move without editing compose. */
 export function imageVariable(pluginId: string): string {

@@ -98,4 +98,19 @@ describe('large files as chunks', () => {
     assert.deepEqual([...chunkLines(cut)].join('').split('\n'), ['A_IMAGE=x', 'B_IMAGE=y', 'C_IMAGE=z']);
     assert.deepEqual(imagePins(cut), { A_IMAGE: 'x', B_IMAGE: 'y', C_IMAGE: 'z' });
   });
+
+  test('image pins are the lines a multiline pattern reads as pins, whatever the line breaks', () => {
+    // what imagePins searched with before it looked at lines holding _IMAGE= only: the reference
+    const byPattern = (text: string) => Object.fromEntries([...text.matchAll(/^([A-Z][A-Z0-9_]*_IMAGE)=([^\s#'"]+)[ \t]*$/gm)].map((m) => [m[1], m[2]]));
+    const text = [
+      '# A_IMAGE=commented', 'A_IMAGE=a:1', 'B_IMAGE=b:1 \t', 'C_IMAGE="quoted"', 'D_IMAGE=d:1 # note', 'lower_IMAGE=x',
+      'E_IMAGE_IMAGE=e:1', 'F_IMAGE=f:1\rG_IMAGE=g:1', 'H_IMAGE=h:1\u2028I_IMAGE=i:1\u2029J_IMAGE=j:1', 'A_IMAGE=a:2',
+      'K_IMAGE=', 'X=1 L_IMAGE=l:1', 'M_IMAGE=m:1\r', '_IMAGE=n', 'O_IMAGE=o:1 p', 'P_IMAGE=p:1',
+    ].join('\n');
+    const expected = byPattern(text);
+    assert.deepEqual(expected, { A_IMAGE: 'a:2', B_IMAGE: 'b:1', E_IMAGE_IMAGE: 'e:1', F_IMAGE: 'f:1', G_IMAGE: 'g:1', H_IMAGE: 'h:1', I_IMAGE: 'i:1', J_IMAGE: 'j:1', M_IMAGE: 'm:1', P_IMAGE: 'p:1' });
+    assert.deepEqual(imagePins(text), expected);
+    // cut anywhere into chunks, the same pins
+    for (let at = 1; at < text.length; at += 7) assert.deepEqual(imagePins([text.slice(0, at), text.slice(at)]), expected, `cut at ${at}`);
+  });
 });
