@@ -1,8 +1,10 @@
 // The catalogue loader through its public API (loadCatalogue) and through the server's refusal to start.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import v8 from 'node:v8';
 import { REPO_ROOT, readConfig } from '../../src/config.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { formatProblem } from '../../src/catalogue/problems.js';
@@ -33,6 +35,25 @@ describe('the shipped catalogue', () => {
   test('is frozen', () => {
     const s = result.catalogue!.services.get('postgresql')!;
     assert.throws(() => { (s.manifest as { name: string }).name = 'x'; }, TypeError);
+  });
+
+  test('keeps Latin-1 text as one-byte strings, also from a manifest holding a wider character', () => {
+    // V8's serializer tags a two-byte string 'c' (0x63): such a manifest's strings would all be two-byte
+    // as cut out of its text, and so every stack file holding one (one-byte-strings.ts)
+    const twoByte = (text: string) => v8.serialize(text)[2] === 0x63;
+    assert.equal(twoByte('plain'), false);
+    assert.equal(twoByte('em — dash'), true);
+    const wide = [...result.catalogue!.services.values()].filter((s) => /[^\x00-\xff]/.test(fs.readFileSync(path.join(config.pluginsDir, 'services', s.id, 'service.yaml'), 'utf8')));
+    assert.ok(wide.length > 0, 'a service manifest with a character past Latin-1');
+    const strings: string[] = [];
+    const collect = (value: unknown): void => {
+      if (typeof value === 'string') strings.push(value);
+      else if (value && typeof value === 'object') for (const v of Object.values(value)) collect(v);
+    };
+    for (const s of wide) collect(s.manifest);
+    const latin1 = strings.filter((text) => !/[^\x00-\xff]/.test(text));
+    assert.ok(latin1.length > 50);
+    assert.deepEqual(latin1.filter(twoByte), []);
   });
 
   test('a valid fixture loads', () => {
