@@ -6,7 +6,7 @@ import { fs } from '../node-builtins.js';
 import path from 'node:path';
 import * as yaml from 'js-yaml';
 import { describeSchemaError, usefulErrors, validator } from '../schemas.js';
-import { hasWideCharacters, withOneByteStrings } from './one-byte-strings.js';
+import { settledDocument } from './settled-document.js';
 import { FAMILIES_DIR, joinFamily } from './database-families.js';
 import { METRICS_DIR, SCRAPE_TEMPLATE, scrapeTemplateName } from './scrape-config.js';
 import type { Problem } from './problems.js';
@@ -228,8 +228,6 @@ class ReadContext {
     let doc: unknown;
     try {
       doc = yaml.load(text, { filename: file, schema: yaml.CORE_SCHEMA });
-      // a file with one wide character gives two-byte strings throughout (one-byte-strings.ts)
-      if (hasWideCharacters(text)) doc = withOneByteStrings(doc);
     } catch (e) {
       const err = e as yaml.YAMLException;
       const where = err.mark ? ` at line ${err.mark.line + 1}, column ${err.mark.column + 1}` : '';
@@ -243,7 +241,8 @@ class ReadContext {
       }
       return undefined;
     }
-    return doc as Record<string, unknown>;
+    // fast objects and one-byte strings for every render that reads it (settled-document.ts)
+    return settledDocument(doc as Record<string, unknown>);
   }
 
   readTemplates(dir: string, manifestFile: string, names: { name: string; pointer: string }[]): Map<string, string> {
@@ -272,7 +271,7 @@ class ReadContext {
       const front = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
       let meta: { name?: unknown; description?: unknown } = {};
       try {
-        meta = (front && (withOneByteStrings(yaml.load(front[1], { schema: yaml.CORE_SCHEMA })) as typeof meta)) || {};
+        meta = (front && (settledDocument(yaml.load(front[1], { schema: yaml.CORE_SCHEMA })) as typeof meta)) || {};
       } catch { /* reported below as missing front matter */ }
       if (typeof meta.name !== 'string' || typeof meta.description !== 'string') {
         this.problem(file, '', 'skill.frontmatter', 'start the file with front matter (--- name: ... description: ... ---)');

@@ -39,7 +39,7 @@ describe('the shipped catalogue', () => {
 
   test('keeps Latin-1 text as one-byte strings, also from a manifest holding a wider character', () => {
     // V8's serializer tags a two-byte string 'c' (0x63): such a manifest's strings would all be two-byte
-    // as cut out of its text, and so every stack file holding one (one-byte-strings.ts)
+    // as cut out of its text, and so every stack file holding one (settled-document.ts)
     const twoByte = (text: string) => v8.serialize(text)[2] === 0x63;
     assert.equal(twoByte('plain'), false);
     assert.equal(twoByte('em — dash'), true);
