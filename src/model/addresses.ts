@@ -16,13 +16,13 @@ export interface MemberAddress {
 }
 
 export function addressOf(model: StackModel, member: StackMember, viewer: Viewer): MemberAddress {
-  const published = new Map(portsOf(model, member.plugin.id).map((p) => [p.container, p.host]));
   let host: string;
   let port: (c: number) => number | null;
   if (viewer === 'container') {
     host = member.placement === 'native' ? 'host.docker.internal' : member.plugin.id;
     port = (c) => c;
   } else {
+    const published = new Map(portsOf(model, member.plugin.id).map((p) => [p.container, p.host]));
     host = '127.0.0.1';
     port = (c) => (member.placement === 'native' ? c : published.get(c) ?? null);
   }

@@ -152,9 +152,16 @@ export function clientKeys(plugin: ContainerPlugin): string[] {
 }
 
 /** The same with whether each is a generated secret (compose insists on those) or a value the user may leave empty. */
-export function clientVariables(plugin: ContainerPlugin): { key: string; secret: boolean }[] {
-  return (plugin.manifest.environment ?? []).filter((e) => e.client && !e.shared).map((e) => ({ key: envKey(plugin.id, e), secret: Boolean(e.secret) }));
+export function clientVariables(plugin: ContainerPlugin): readonly Readonly<{ key: string; secret: boolean }>[] {
+  // a function of the plugin alone, asked for every service of every stack: read off the manifest once
+  let variables = clientVariableCache.get(plugin);
+  if (!variables) {
+    variables = Object.freeze((plugin.manifest.environment ?? []).filter((e) => e.client && !e.shared).map((e) => Object.freeze({ key: envKey(plugin.id, e), secret: Boolean(e.secret) })));
+    clientVariableCache.set(plugin, variables);
+  }
+  return variables;
 }
+const clientVariableCache = new WeakMap<ContainerPlugin, readonly Readonly<{ key: string; secret: boolean }>[]>();
 
 /** Proxy basic-auth credentials in .env (the user, and the password start.sh generates). */
 export const PROXY_USER_VARIABLE = 'STACK_PROXY_USER';

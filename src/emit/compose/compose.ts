@@ -198,7 +198,6 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     password: `\${${d.passwordVariable}}`,
     escape: composeLiteral,
   })] as [string, string]);
-  const env = plugin.manifest.environment ?? [];
   const referenced = urlReferences(plugin);
   return {
     ports: portsOf(model, plugin.id).map(({ variable, host, container, protocol, public: open, loopback }) => ({ variable, host, container, protocol, public: open, loopback })),
@@ -207,7 +206,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     serviceUrls,
     modelEnv: modelServerEnv(model, member),
     databaseUrls,
-    present: env.filter((e) => e.ifPresent !== undefined && model.plugins.has(e.ifPresent)).map((e) => e.ifPresent!),
+    present: presenceTargets(plugin).filter((id) => model.plugins.has(id)),
     urls: [...referenced].map((id) => [id, model.publicUrls.get(id) ?? ''] as [string, string]),
     platform: model.options.platform,
     gpu: model.options.gpu && gpuCapable,
@@ -218,6 +217,17 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     acme: plugin.kind === 'proxy' && model.https,
   };
 }
+
+/** The ifPresent targets of a plugin's variables (one per variable, in order), read off its manifest once. */
+function presenceTargets(plugin: ContainerPlugin): readonly string[] {
+  let ids = presenceTargetCache.get(plugin);
+  if (!ids) {
+    ids = Object.freeze((plugin.manifest.environment ?? []).flatMap((e) => (e.ifPresent === undefined ? [] : [e.ifPresent])));
+    presenceTargetCache.set(plugin, ids);
+  }
+  return ids;
+}
+const presenceTargetCache = new WeakMap<ContainerPlugin, readonly string[]>();
 
 /** The plugins whose public URL a plugin's environment references ({{url:id}}), read off its manifest once. */
 function urlReferences(plugin: ContainerPlugin): ReadonlySet<string> {
