@@ -80,20 +80,24 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
   const byId = new Map(model.members.map((m) => [m.plugin.id, m]));
   const groups = new Map<string, { title: string; vars: typeof model.env }>();
   for (const v of model.env) {
-    const title = v.group === '' ? 'Stack-wide settings and model provider keys' : `${v.group}: ${byId.get(v.group)?.plugin.manifest.name ?? v.group}`;
-    const group = groups.get(v.group) ?? { title, vars: [] };
+    let group = groups.get(v.group);
+    if (!group) {
+      const title = v.group === '' ? 'Stack-wide settings and model provider keys' : `${v.group}: ${byId.get(v.group)?.plugin.manifest.name ?? v.group}`;
+      groups.set(v.group, (group = { title, vars: [] }));
+    }
     group.vars.push(v);
-    groups.set(v.group, group);
   }
   const proxy = resolution.proxy;
   const webPorts = model.ports.filter((p) => p.web);
   // local model servers of the stack (services tagged local-models)
   const modelServers = model.members.filter((m) => m.plugin.kind === 'service' && (m.plugin.manifest.tags ?? []).includes('local-models'));
   // an app that keeps its proxy path prefix (subpath: native) serves under it on its own port too
-  const basePath = (pluginId: string, port: number) => {
-    const r = model.routes.find((x) => x.service === pluginId && x.port === port && !x.host && !x.strip);
-    return r ? `${r.path}/` : '/';
-  };
+  const keptPrefixes = new Map<string, string>();
+  for (const r of model.routes) {
+    const key = `${r.service}:${r.port}`;
+    if (!r.host && !r.strip && !keptPrefixes.has(key)) keptPrefixes.set(key, `${r.path}/`);
+  }
+  const basePath = (pluginId: string, port: number) => keptPrefixes.get(`${pluginId}:${port}`) ?? '/';
   const interactive = model.members
     .filter((m) => m.placement === 'container' && m.plugin.kind === 'framework' && (m.plugin as FrameworkPlugin).manifest.interactive)
     .map((m) => {

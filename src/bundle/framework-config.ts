@@ -7,7 +7,7 @@
 import type { FrameworkManifest, FrameworkPlugin } from '../catalogue/types.js';
 // every string double-quoted, as the templates' `it.yaml` writes scalars, so the shared part and the
 // framework's own section read alike
-import { dumpQuotedYaml } from '../emit/yaml-dump.js';
+import { dumpQuotedListKept, dumpQuotedYaml, dumpQuotedYamlKept } from '../emit/yaml-dump.js';
 
 /** The template context's parts the shared document reads (bundle/plugin-files.ts builds them). */
 export interface ReferenceContext {
@@ -60,7 +60,10 @@ function commentLines(text: string, indent: string): string {
 
 /** One top-level section as YAML, with the manifest's comments before it and before its keys. */
 function section(key: string, value: unknown, comments: Readonly<Record<string, string>>): string {
-  let text = dumpQuotedYaml({ [key]: value });
+  // a list's items (the services) and the skill packs recur from stack to stack: their texts are kept
+  let text = Array.isArray(value) ? dumpQuotedListKept(key, value)
+    : key === 'skills' ? dumpQuotedYamlKept({ [key]: value })
+      : dumpQuotedYaml({ [key]: value });
   for (const [target, comment] of Object.entries(comments)) {
     const [top, child] = target.split('.');
     if (top !== key || child === undefined) continue;

@@ -45,6 +45,95 @@ export function dumpQuotedYaml(value: unknown): string {
   return dumpWith(QUOTED, value);
 }
 
+/**
+ * Texts of whole documents and of list items, by the JSON of the value they were dumped from: a value's
+ * text is a function of the value, and for plain data (isPlainData) its JSON names it exactly. Emptied
+ * whole past MAX_KEPT_CHARS of texts.
+ */
+class KeptTexts {
+  private readonly texts = new Map<string, string>();
+  private chars = 0;
+
+  get(json: string): string | undefined {
+    return this.texts.get(json);
+  }
+
+  set(json: string, text: string): void {
+    if (this.chars + json.length + text.length > MAX_KEPT_CHARS) {
+      this.texts.clear();
+      this.chars = 0;
+    }
+    this.texts.set(json, text);
+    this.chars += json.length + text.length;
+  }
+}
+const MAX_KEPT_CHARS = 4 * 1024 * 1024;
+const keptDocuments = new KeptTexts();
+const keptItems = new KeptTexts();
+
+/**
+ * Data whose JSON tells it from every other value the dumper could be given: strings, booleans, null,
+ * finite numbers but -0, and arrays and plain objects of those (an undefined value in an object is left
+ * out by both). NaN, -0 or a class instance could share a JSON with another value and dump otherwise.
+ */
+function isPlainData(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'undefined':
+      return true;
+    case 'object':
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every((item) => item !== undefined && isPlainData(item));
+      if (!isPlainObject(value)) return false;
+      for (const key of Object.keys(value)) if (!isPlainData((value as Record<string, unknown>)[key])) return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * dumpQuotedYaml(value) for a document that recurs whole (a framework reference file's skill packs: the
+ * same for every stack with those packs): its text is kept by its JSON.
+ */
+export function dumpQuotedYamlKept(value: Record<string, unknown>): string {
+  if (!isPlainData(value)) return dumpQuotedYaml(value);
+  const json = JSON.stringify(value);
+  let text = keptDocuments.get(json);
+  if (text === undefined) keptDocuments.set(json, (text = dumpQuotedYaml(value)));
+  return text;
+}
+
+/**
+ * dumpQuotedYaml({ [key]: items }) for a list whose items recur from stack to stack (the services of a
+ * reference file): each item's lines are kept by its JSON. The items of a block sequence are independent
+ * lines, so the list is its key and its items' texts one after another.
+ */
+export function dumpQuotedListKept(key: string, items: readonly unknown[]): string {
+  const keyText = keyScalar(QUOTED, key);
+  if (!items.length || keyText === OUTSIDE) return dumpQuotedYaml({ [key]: items });
+  const out = [keyText, ':'];
+  for (const item of items) {
+    if (!isPlainData(item) || item === undefined) return dumpQuotedYaml({ [key]: items });
+    const json = JSON.stringify(item);
+    let text = keptItems.get(json);
+    if (text === undefined) {
+      // as writeSequence writes an item of a list at level 1
+      const parts = [lineStart(1), '- '];
+      if (!writeNode(QUOTED, item, 2, true, parts)) return dumpQuotedYaml({ [key]: items });
+      settleIndicator(parts, 1, '-');
+      keptItems.set(json, (text = parts.join('')));
+    }
+    out.push(text);
+  }
+  out.push('\n');
+  return out.join('');
+}
+
 function dumpWith(s: Style, value: unknown): string {
   if (!isPlainObject(value)) return yaml.dump(value, s.options);
   const out: string[] = [];
@@ -141,15 +230,14 @@ function writeSequence(s: Style, items: unknown[], level: number, compact: boole
  */
 function scalar(s: Style, value: unknown, level: number): string | typeof OUTSIDE {
   if (s.quoted && typeof value === 'string' && PLAIN_QUOTABLE.test(value)) return `"${value}"`;
+  // the map takes -0 for 0 (SameValueZero), so it is turned away before the lookup; js-yaml writes it
+  if (Object.is(value, -0)) return OUTSIDE;
   const kept = s.valueTexts.get(value);
   if (kept !== undefined) return typeof value === 'string' && kept.startsWith('|') ? literalBlock(kept, value, level) : kept;
   if (typeof value === 'string') {
     // a block ending in an empty line makes js-yaml end the document with "...": its part
     if (value.includes('\r') || value === '\n' || value.endsWith('\n\n')) return OUTSIDE;
-  } else if (typeof value === 'number') {
-    // the map takes -0 for 0 (SameValueZero); js-yaml does not
-    if (Object.is(value, -0)) return OUTSIDE;
-  } else if (typeof value !== 'boolean' && value !== null) {
+  } else if (typeof value !== 'number' && typeof value !== 'boolean' && value !== null) {
     return OUTSIDE;
   }
   const probe = yaml.dump({ k: value }, s.options);

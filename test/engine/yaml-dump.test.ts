@@ -10,7 +10,7 @@ import * as yaml from 'js-yaml';
 import { buildModel } from '../../src/model/build-model.js';
 import { resolve } from '../../src/model/resolve.js';
 import { composeDocument } from '../../src/emit/compose/compose.js';
-import { DUMP_OPTIONS, QUOTED_DUMP_OPTIONS, dumpQuotedYaml, dumpYaml } from '../../src/emit/yaml-dump.js';
+import { DUMP_OPTIONS, QUOTED_DUMP_OPTIONS, dumpQuotedListKept, dumpQuotedYaml, dumpQuotedYamlKept, dumpYaml } from '../../src/emit/yaml-dump.js';
 import { swarmDocument } from '../../src/emit/swarm/stack-file.js';
 import { shippedCatalogue } from '../support/server.js';
 
@@ -95,5 +95,27 @@ describe('the emitters\' YAML dump', () => {
       assert.throws(() => yaml.dump(odd, style.options), yaml.YAMLException);
       assert.throws(() => style.dump(odd), yaml.YAMLException);
     }
+  });
+
+  test('texts kept by their JSON (a reference file\'s services and skill packs) equal js-yaml\'s, also for values whose JSON is another\'s', () => {
+    const expected = (value: unknown) => yaml.dump(value, QUOTED_DUMP_OPTIONS);
+    // items that share a JSON with another but dump otherwise (-0 and 0, NaN and null, a date and its string)
+    // come first and after, so neither can be served the other's kept text
+    const items: unknown[] = [
+      { id: 'a', port: 0, web: true, url: null }, { id: 'a', port: -0, web: true, url: null }, { id: 'a', port: Number.NaN, web: true, url: null },
+      { id: 'b', ports: [{ container: 80, web: true }], secretEnv: ['B_TOKEN'], note: 'a: b #c', lines: 'one\ntwo\n' },
+      { id: 'c', empty: {}, none: [], gone: undefined }, 'plain', 8080, null, ['nested', ['deeper']], { when: new Date(0) }, { when: new Date(0).toJSON() },
+    ];
+    for (const order of [items, [...items].reverse()]) {
+      for (const [i, item] of order.entries()) {
+        for (let round = 0; round < 2; round++) {
+          assert.equal(dumpQuotedListKept('services', [item]), expected({ services: [item] }), `item ${i}, round ${round}`);
+          assert.equal(dumpQuotedYamlKept({ skills: { packs: [item] } }), expected({ skills: { packs: [item] } }), `document ${i}, round ${round}`);
+        }
+      }
+      assert.equal(dumpQuotedListKept('services', order), expected({ services: order }), 'every item in one list');
+    }
+    assert.equal(dumpQuotedListKept('services', []), expected({ services: [] }), 'an empty list');
+    assert.equal(dumpQuotedListKept('two words', [{ a: 1 }]), expected({ 'two words': [{ a: 1 }] }), 'a key that is quoted');
   });
 });
