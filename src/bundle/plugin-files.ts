@@ -9,6 +9,7 @@ import { configString, yamlScalar } from '../emit/escape.js';
 import { clientKeys, nativeSkillsDir, portsOf, type StackMember, type StackModel } from '../model/model.js';
 import { lockedAuthFile } from './proxy-auth.js';
 import { frameworkHome, referenceConfig } from './framework-config.js';
+import { recordOf } from '../record-of.js';
 
 interface ServiceEntry {
   id: string;
@@ -58,7 +59,7 @@ function sharedContext(model: StackModel, placement: StackMember['placement']) {
     has: (id: string) => ids.has(id),
     routes: model.routes,
     https: model.https,
-    publicUrls: Object.fromEntries(model.publicUrls),
+    publicUrls: recordOf(model.publicUrls),
     databases: model.databases,
     proxyAuth: model.proxyAuth && model.resolution.proxy
       ? { file: model.resolution.proxy.manifest.basicAuth.file, format: model.resolution.proxy.manifest.basicAuth.format }

@@ -19,6 +19,7 @@ import { lateValues, shapeKey, withPlaceholders } from '../cache/late-binding.js
 import { KubernetesTemplates, kubernetesFiles, SHARED_FILES } from '../emit/kubernetes/index.js';
 import { SHARED_FILES as SWARM_SHARED_FILES, SwarmTemplates, swarmFiles } from '../emit/swarm/index.js';
 import { checkTarget } from '../emit/targets.js';
+import { recordOf } from '../record-of.js';
 
 export type { Bundle, GenerateRequest } from '../bundle/bundle.js';
 export { boundIntoShape } from '../cache/bundle-shape.js';
@@ -217,7 +218,7 @@ export class Generator {
     files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, known, chunks));
     const bundle = deepFreeze({
       name: request.name,
-      files: Object.fromEntries([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+      files: recordOf([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       summary,
     });
     if (chunks) keepChunks(bundle, chunks);

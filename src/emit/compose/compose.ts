@@ -16,6 +16,7 @@ import { DOCKER_HOST, SOCKET_PROXY_NETWORK, SOCKET_PROXY_SERVICE } from '../../m
 import { socketProxyDefinition } from './socket-proxy.js';
 import { frameworkConfigPath, serviceFilePath, setupServiceName, volumeName } from '../../model/layout.js';
 import { databaseUrl, substituteRefs, type PluginLookup, type ValueView } from '../../model/values.js';
+import { recordOf } from '../../record-of.js';
 
 export const NETWORK = 'stack';
 export const COMPOSE_FILE = 'docker-compose.yml';
@@ -277,7 +278,7 @@ function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugin
   const mounts = mountsOf(plugin);
   if (mounts.length) def.volumes = mounts;
   if (m.healthcheck) def.healthcheck = healthcheckOf(m.healthcheck);
-  if (input.dependsOn.length) def.depends_on = Object.fromEntries(input.dependsOn.map(([id, condition]) => [id, { condition }]));
+  if (input.dependsOn.length) def.depends_on = recordOf(input.dependsOn.map(([id, condition]) => [id, { condition }]));
   if (input.bareMetal) def.extra_hosts = ['host.docker.internal:host-gateway'];
   if (input.gpu) {
     def.deploy = { resources: { reservations: { devices: [{ driver: 'nvidia', count: 'all', capabilities: ['gpu'] }] } } };
