@@ -7,6 +7,10 @@
 /** A plain object of the entries, in their order (a later duplicate key wins, as with Object.fromEntries). */
 export function recordOf<V>(entries: Iterable<readonly [string, V]>): Record<string, V> {
   const record: Record<string, V> = {};
-  for (const [key, value] of entries) record[key] = value;
+  for (const [key, value] of entries) {
+    // an assignment to __proto__ would set the prototype: that key is defined as an own property, as fromEntries does
+    if (key === '__proto__') Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
+    else record[key] = value;
+  }
   return record;
 }
