@@ -18,7 +18,8 @@ export const eta = new Eta({
   functionHeader: 'const __chunks = options?.chunks; if (__chunks !== undefined) options = { ...options, chunks: undefined };',
 });
 const etaCompileBody = eta.compileBody;
-const CUT = `if (__chunks !== undefined && __eta.res.length >= ${CHUNK_CHARS}) { __chunks.push(__eta.res); __eta.res = ''; }\n`;
+// the chunk is flattened as it is cut (text-chunks.ts flattened: its pieces die young)
+const CUT = `if (__chunks !== undefined && __eta.res.length >= ${CHUNK_CHARS}) { __chunks.push(__eta.res); __eta.res.charCodeAt(0); __eta.res = ''; }\n`;
 // eta's own code for each part of the template, one part at a time, and the cut after each part that writes
 eta.compileBody = function (parts) {
   let code = '';

@@ -16,7 +16,7 @@ export class TextChunks {
   add(text: string): void {
     this.open += text;
     if (this.open.length >= CHUNK_CHARS) {
-      this.done.push(this.open);
+      this.done.push(flattened(this.open));
       this.open = '';
     }
   }
@@ -27,6 +27,16 @@ export class TextChunks {
     this.open = '';
     return settledChunks(this.done);
   }
+}
+
+/**
+ * `text` made one flat string now (reading a character of a concatenation flattens it in place), while its
+ * pieces are young: left as a rope of thousands of small strings, it would be copied piece by piece at
+ * every young-generation collection until something read it.
+ */
+export function flattened(text: string): string {
+  text.charCodeAt(0);
+  return text;
 }
 
 /**
