@@ -48,9 +48,42 @@ export function composeChunks(model: StackModel, cache: FragmentCache): string[]
   for (const { member, input, plugins } of members(model)) text.add(serviceBlock(member, input, plugins, cache, model.options.domain));
   const extra = extraContainers(model, LOGGING);
   if (extra.size) text.add(indent(dumpYaml(Object.fromEntries(extra))));
-  text.add(dumpYaml(topLevel(model)));
+  text.add(topLevelText(model));
   return text.finish();
 }
+
+/**
+ * dumpYaml(topLevel(model)), with each plugin's volume entries dumped once (volumeEntries): a mapping's
+ * entries are independent lines, so the volumes are their entries one plugin after another. Should two
+ * plugins ever name the same volume (the object keeps one), the object is dumped instead.
+ */
+function topLevelText(model: StackModel): string {
+  const parts = [dumpYaml({ networks: topNetworks(model) })];
+  const names = new Set<string>();
+  let count = 0;
+  for (const m of model.members) {
+    if (m.placement !== 'container') continue;
+    const entries = volumeEntries(m.plugin);
+    for (const name of entries.names) names.add(name);
+    count += entries.names.length;
+    parts.push(entries.text);
+  }
+  if (names.size !== count) return dumpYaml(topLevel(model));
+  if (count) parts.splice(1, 0, 'volumes:\n');
+  return parts.join('');
+}
+
+/** A plugin's named volumes as entries of the top-level `volumes:` (indented under it), dumped once per plugin. */
+function volumeEntries(plugin: ContainerPlugin): { names: readonly string[]; text: string } {
+  let entries = volumeEntryCache.get(plugin);
+  if (!entries) {
+    const names = (plugin.manifest.volumes ?? []).map((v) => volumeName(plugin.id, v.name));
+    entries = { names, text: names.length ? indent(dumpYaml(recordOf(names.map((name) => [name, {}])))) : '' };
+    volumeEntryCache.set(plugin, entries);
+  }
+  return entries;
+}
+const volumeEntryCache = new WeakMap<ContainerPlugin, { names: readonly string[]; text: string }>();
 
 /**
  * One service's block, from the cache when its inputs were seen. The domain reaches a block only
@@ -126,12 +159,16 @@ function topLevel(model: StackModel): Record<string, unknown> {
     if (m.placement !== 'container') continue;
     for (const v of m.plugin.manifest.volumes ?? []) volumes[volumeName(m.plugin.id, v.name)] = {};
   }
+  return { networks: topNetworks(model), ...(Object.keys(volumes).length ? { volumes } : {}) };
+}
+
+function topNetworks(model: StackModel): Record<string, unknown> {
   const networks: Record<string, unknown> = { [NETWORK]: { driver: 'bridge' } };
   // the Docker API is reachable only on this network, which has no way out and no published port
   if (model.dockerApiUsers.length) {
     networks[SOCKET_PROXY_NETWORK] = { driver: 'bridge', internal: true };
   }
-  return { networks, ...(Object.keys(volumes).length ? { volumes } : {}) };
+  return networks;
 }
 
 function indent(block: string): string {
