@@ -25,10 +25,13 @@ export function buildModel(resolution: Resolution, options: StackOptions): Stack
   const dockerApiUsers = members.filter((m) => m.placement === 'container' && m.plugin.manifest.dockerApi).map((m) => m.plugin);
   const databases = collectDatabases(members, skillServices);
   const env = collectEnv(members, plugins, ports, options, publicUrls, proxyAuth, databases, dockerApiUsers.length > 0, https);
-  const keys = new Set(env.map((v) => v.key));
-  for (const t of skillTokens({ resolution, plugins })) {
-    if (keys.has(t.name)) continue;
-    keys.add(t.name);
+  // the tokens are few and the variables many: the variables are read once for the tokens' names
+  const tokens = skillTokens({ resolution, plugins });
+  const tokenNames = new Set(tokens.map((t) => t.name));
+  const present = new Set(tokenNames.size ? env.filter((v) => tokenNames.has(v.key)).map((v) => v.key) : []);
+  for (const t of tokens) {
+    if (present.has(t.name)) continue;
+    present.add(t.name);
     env.push({ key: t.name, example: '', required: false, group: t.service, description: `${t.description} (for the agents' skills; optional)` });
   }
   return {
@@ -75,12 +78,14 @@ function placeMembers(resolution: Resolution, options: StackOptions): StackMembe
  * public domain: without one the stack is local (STACK_BIND_ADDRESS) until the user opens it.
  */
 function allocatePorts(members: StackMember[], options: StackOptions, https: boolean) {
-  const taken = new Set<string>();
+  // a port by number, UDP ports above the TCP range (no string built per port and probe)
+  const taken = new Set<number>();
+  const slot = (protocol: string, port: number) => (protocol === 'udp' ? port + 65536 : port);
   const ports: PublishedPort[] = [];
   const portMoves: StackModel['portMoves'] = [];
   for (const m of members) {
     if (m.placement !== 'native') continue;
-    for (const p of m.plugin.manifest.ports ?? []) taken.add(`${p.protocol ?? 'tcp'}:${p.container}`);
+    for (const p of m.plugin.manifest.ports ?? []) taken.add(slot(p.protocol ?? 'tcp', p.container));
   }
   for (const m of members) {
     if (m.placement === 'native') continue;
@@ -90,8 +95,8 @@ function allocatePorts(members: StackMember[], options: StackOptions, https: boo
       if (isProxy && p.container === 443 && !https) continue;
       const protocol = p.protocol ?? 'tcp';
       let host = p.host;
-      while (taken.has(`${protocol}:${host}`) && host < 65535) host++;
-      taken.add(`${protocol}:${host}`);
+      while (taken.has(slot(protocol, host)) && host < 65535) host++;
+      taken.add(slot(protocol, host));
       if (host !== p.host) portMoves.push({ plugin: m.plugin.id, container: p.container, from: p.host, to: host });
       ports.push({
         plugin: m.plugin.id, container: p.container, protocol, variable: portVariable(m.plugin.id, p.container, protocol),
@@ -170,11 +175,16 @@ function envEntries(plugin: ContainerPlugin): EnvEntry[] {
 /** Where a browser opens each plugin's first web port: its route, else its host port on this machine. */
 function buildPublicUrls(members: StackMember[], ports: PublishedPort[], routes: Route[]): Map<string, string> {
   const urls = new Map<string, string>();
+  // the first route and the first published port of each plugin's port, found by key (a search per member was quadratic)
+  const firstRoutes = new Map<string, Route>();
+  for (const r of routes) if (!firstRoutes.has(`${r.service}:${r.port}`)) firstRoutes.set(`${r.service}:${r.port}`, r);
+  const firstPublished = new Map<string, PublishedPort>();
+  for (const p of ports) if (!firstPublished.has(`${p.plugin}:${p.container}`)) firstPublished.set(`${p.plugin}:${p.container}`, p);
   for (const m of members) {
     const web = (m.plugin.manifest.ports ?? []).find((p) => p.web);
     if (!web) continue;
-    const route = routes.find((r) => r.service === m.plugin.id && r.port === web.container);
-    const published = ports.find((p) => p.plugin === m.plugin.id && p.container === web.container);
+    const route = firstRoutes.get(`${m.plugin.id}:${web.container}`);
+    const published = firstPublished.get(`${m.plugin.id}:${web.container}`);
     let url: string;
     if (route) url = route.url.replace(/\/$/, '');
     else if (m.placement === 'native') url = `http://localhost:${web.container}`;
