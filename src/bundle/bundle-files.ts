@@ -226,8 +226,17 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
  * as they are, not copied (a large stack's .env.example has thousands of them).
  */
 export function oneLine(text: string): string {
-  return /\s\s|[^\S ]/.test(text) ? text.replace(/\s+/g, ' ') : text;
+  // the same catalogue descriptions come by in every stack (a 200-service .env.example has ~1,200): each
+  // is tested once, and a lookup of the same string object is cheaper than the pattern
+  let line = ONE_LINES.get(text);
+  if (line === undefined) {
+    if (ONE_LINES.size >= MAX_ONE_LINES) ONE_LINES.clear();
+    ONE_LINES.set(text, (line = /\s\s|[^\S ]/.test(text) ? text.replace(/\s+/g, ' ') : text));
+  }
+  return line;
 }
+const ONE_LINES = new Map<string, string>();
+const MAX_ONE_LINES = 20_000;
 
 /** A plugin's `login` for the README, each {{id.VAR}} as the .env key that holds it (the loader checked them), or null. */
 function loginText(plugin: ContainerPlugin): string | null {

@@ -277,10 +277,21 @@ function collectEnv(
     });
   }
   for (const p of ports) {
-    vars.push({ key: p.variable, description: `Host port for ${p.description}`, example: String(p.host), required: false, group: p.plugin });
+    vars.push({ key: p.variable, description: hostPortDescription(p.description), example: String(p.host), required: false, group: p.plugin });
   }
   return vars;
 }
+
+/** A host port variable's description, one string per port description (the same object in every stack: later lookups by it are cheap). */
+function hostPortDescription(portDescription: string): string {
+  let description = HOST_PORT_DESCRIPTIONS.get(portDescription);
+  if (description === undefined) {
+    if (HOST_PORT_DESCRIPTIONS.size >= 10_000) HOST_PORT_DESCRIPTIONS.clear();
+    HOST_PORT_DESCRIPTIONS.set(portDescription, (description = `Host port for ${portDescription}`));
+  }
+  return description;
+}
+const HOST_PORT_DESCRIPTIONS = new Map<string, string>();
 
 /**
  * Each consumer's own database: what a plugin declares, and for a framework whose skill packs use a
