@@ -7,7 +7,7 @@ import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin, Servi
 import { compileTemplate, renderTemplate, renderTemplateChunks, templateErrorMessage, type CompiledTemplate } from '../templating.js';
 import { joinedChunks } from '../text-chunks.js';
 import { isPublicDomain } from '../model/build-model.js';
-import { proxyFilePath, setupServiceName, volumeName } from '../model/layout.js';
+import { proxyFilePath, setupServiceName, volumeNames } from '../model/layout.js';
 import { imageVariable } from '../model/env-names.js';
 import { dotenvValue, psQuote, shellQuote } from '../emit/escape.js';
 import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE, HELPER_IMAGE } from '../model/helper-image.js';
@@ -120,12 +120,12 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     secrets: model.env.filter((v) => v.secret).map((v) => ({ key: v.key, length: v.secret!.length, charset: v.secret!.charset, prefix: v.secret!.prefix })),
     required: model.env.filter((v) => v.required && !v.secret && v.example === '').map((v) => v.key),
     optionalInputs: model.env.filter((v) => !v.required && !v.secret && v.example === '').map((v) => v.key),
-    volumes: model.members.filter((m) => m.placement === 'container').flatMap((m) => (m.plugin.manifest.volumes ?? []).map((v) => volumeName(m.plugin.id, v.name))),
+    volumes: model.members.filter((m) => m.placement === 'container').flatMap((m) => volumeNames(m.plugin)),
     // databases scripts/backup.sh --live dumps with their own tools inside their containers, and their volumes
     dumps: model.members.filter((m) => m.placement === 'container' && m.plugin.kind === 'service' && (m.plugin as ServicePlugin).manifest.backup).map((m) => ({
       service: m.plugin.id,
       ...(m.plugin as ServicePlugin).manifest.backup!,
-      volumes: (m.plugin.manifest.volumes ?? []).map((v) => volumeName(m.plugin.id, v.name)),
+      volumes: volumeNames(m.plugin),
     })),
     helperImage: HELPER_IMAGE,
     // each container service and the .env variable naming its image (scripts/update.sh puts them back on a rollback)
@@ -240,13 +240,19 @@ const MAX_ONE_LINES = 20_000;
 
 /** A plugin's `login` for the README, each {{id.VAR}} as the .env key that holds it (the loader checked them), or null. */
 function loginText(plugin: ContainerPlugin): string | null {
-  const login = plugin.manifest.login;
-  if (login === undefined) return null;
-  return login.replace(VALUE_REF, (ref, _target: string, variable: string) => {
-    const spec = (plugin.manifest.environment ?? []).find((e) => e.name === variable);
-    return spec ? `\`${envKey(plugin.id, spec)}\`` : ref;
-  });
+  // a function of the plugin alone, asked for each of its ports and routes in every stack
+  let text = loginTexts.get(plugin);
+  if (text === undefined) {
+    const login = plugin.manifest.login;
+    text = login === undefined ? null : login.replace(VALUE_REF, (ref, _target: string, variable: string) => {
+      const spec = (plugin.manifest.environment ?? []).find((e) => e.name === variable);
+      return spec ? `\`${envKey(plugin.id, spec)}\`` : ref;
+    });
+    loginTexts.set(plugin, text);
+  }
+  return text;
 }
+const loginTexts = new WeakMap<ContainerPlugin, string | null>();
 
 function lowerFirst(text: string): string {
   return /^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;

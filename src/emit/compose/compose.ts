@@ -14,7 +14,7 @@ import { modelServerEnv, type ModelServerVariable } from '../../model/model-serv
 import { containerPolicy, LOGGING } from './container-policy.js';
 import { DOCKER_HOST, SOCKET_PROXY_NETWORK, SOCKET_PROXY_SERVICE } from '../../model/socket-proxy.js';
 import { socketProxyDefinition } from './socket-proxy.js';
-import { frameworkConfigPath, serviceFilePath, setupServiceName, volumeName } from '../../model/layout.js';
+import { frameworkConfigPath, serviceFilePath, setupServiceName, volumeName, volumeNames } from '../../model/layout.js';
 import { databaseUrl, substituteRefs, type PluginLookup, type ValueView } from '../../model/values.js';
 import { recordOf } from '../../record-of.js';
 
@@ -77,7 +77,7 @@ function topLevelText(model: StackModel): string {
 function volumeEntries(plugin: ContainerPlugin): { names: readonly string[]; text: string } {
   let entries = volumeEntryCache.get(plugin);
   if (!entries) {
-    const names = (plugin.manifest.volumes ?? []).map((v) => volumeName(plugin.id, v.name));
+    const names = volumeNames(plugin);
     entries = { names, text: names.length ? indent(dumpYaml(recordOf(names.map((name) => [name, {}])))) : '' };
     volumeEntryCache.set(plugin, entries);
   }

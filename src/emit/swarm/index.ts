@@ -2,7 +2,7 @@
 // .env.example and scripts/lib.sh, and the scripts and README of a Swarm stack (templates/swarm/).
 import type { ProxyPlugin, ServicePlugin } from '../../catalogue/types.js';
 import { imageVariable } from '../../model/env-names.js';
-import { proxyFilePath, setupServiceName, volumeName } from '../../model/layout.js';
+import { proxyFilePath, setupServiceName, volumeNames } from '../../model/layout.js';
 import { PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackModel } from '../../model/model.js';
 import { SOCKET_PROXY_SERVICE } from '../../model/socket-proxy.js';
 import { HELPER_IMAGE } from '../../model/helper-image.js';
@@ -39,11 +39,11 @@ export function swarmFiles(model: StackModel, pluginFiles: ReadonlyMap<string, s
     stackFile: STACK_FILE,
     label: dataLabel(model.options.name),
     services: [
-      ...containers.map((m) => ({ id: m.plugin.id, name: m.plugin.manifest.name, variable: imageVariable(m.plugin.id), volumes: (m.plugin.manifest.volumes ?? []).map((v) => volumeName(m.plugin.id, v.name)) })),
+      ...containers.map((m) => ({ id: m.plugin.id, name: m.plugin.manifest.name, variable: imageVariable(m.plugin.id), volumes: volumeNames(m.plugin) })),
       ...(model.dockerApiUsers.length ? [{ id: SOCKET_PROXY_SERVICE, name: 'Docker socket proxy', variable: imageVariable(SOCKET_PROXY_SERVICE), volumes: [] as string[] }] : []),
     ],
     jobs: servers.map(setupServiceName),
-    volumes: containers.flatMap((m) => (m.plugin.manifest.volumes ?? []).map((v) => volumeName(m.plugin.id, v.name))),
+    volumes: containers.flatMap((m) => volumeNames(m.plugin)),
     required: model.env.filter((v) => v.required && !v.secret && v.example === '').map((v) => v.key),
     proxy: proxy ? { id: proxy.id, name: proxy.manifest.name } : null,
     proxyAuth: proxy && model.proxyAuth ? { file: proxyFilePath(proxy, proxy.manifest.basicAuth.file), userVariable: PROXY_USER_VARIABLE, passwordVariable: PROXY_PASSWORD_VARIABLE } : null,
