@@ -8,6 +8,7 @@ import { didYouMean, type LoadRule, type Problem } from './problems.js';
 import type { RawCatalogue } from './read.js';
 import type { ContainerManifest, ContainerPlugin, FrameworkPlugin, ServicePlugin } from './types.js';
 import { commentTargets } from '../bundle/framework-config.js';
+import { volumeName } from '../model/layout.js';
 
 /**
  * References inside an env `value`: `{{id.VAR}}` (a variable of a plugin), `{{host:id}}` and
@@ -59,6 +60,7 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
     checkServiceRefs(plugin, services, allContainers, raw.unloaded, add);
   }
 
+  checkVolumeNames(containers, add);
   checkFamilies(raw.services, containers, new Map(raw.databaseFamilies.map((f) => [f.id, f])), add);
   checkMetrics(raw.services, add);
   for (const s of raw.services) {
@@ -103,6 +105,25 @@ export function checkCatalogue(raw: RawCatalogue, problems: Problem[]): void {
 }
 
 type Add = (file: string, pointer: string, rule: LoadRule, message: string, severity?: Problem['severity']) => void;
+
+/**
+ * A stack names each volume <plugin id>-<volume name>, so plugin "a" with volume "b-data" and plugin "a-b"
+ * with volume "data" would share one volume: two services writing one data folder. Both files are named.
+ */
+function checkVolumeNames(containers: readonly ContainerPlugin[], add: Add): void {
+  const owners = new Map<string, { plugin: ContainerPlugin; index: number }>();
+  for (const plugin of containers) {
+    (plugin.manifest.volumes ?? []).forEach((v, index) => {
+      const name = volumeName(plugin.id, v.name);
+      const other = owners.get(name);
+      if (!other) owners.set(name, { plugin, index });
+      else if (other.plugin.id !== plugin.id) {
+        add(plugin.file, `/volumes/${index}/name`, 'volume.clash', `volume "${v.name}" would be Docker volume "${name}", as would volume "${other.plugin.manifest.volumes![other.index].name}" of ${other.plugin.file}: rename one`);
+        add(other.plugin.file, `/volumes/${other.index}/name`, 'volume.clash', `volume "${other.plugin.manifest.volumes![other.index].name}" would be Docker volume "${name}", as would volume "${v.name}" of ${plugin.file}: rename one`);
+      }
+    });
+  }
+}
 
 function checkContainer(plugin: ContainerPlugin, add: Add): void {
   const m = plugin.manifest as ContainerManifest;

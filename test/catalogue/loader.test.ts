@@ -153,6 +153,15 @@ describe('broken plugins are refused with file, field and reason', () => {
     expectProblem(list, 'plugins/services/beta/service.yaml', '/environment/2/value', 'env.ref', /write \{\{port:id:PORT\}\}/);
   });
 
+  test('two plugins whose volumes would be one Docker volume are both named', () => {
+    const r = loadCatalogue(writeCatalogue({
+      'plugins/services/gamma/service.yaml': service('gamma', 'volumes: [{ name: b-data, target: /data, description: data }]\nstop: { gracePeriod: 30s }\n'),
+      'plugins/services/gamma-b/service.yaml': service('gamma-b', 'volumes: [{ name: data, target: /var/lib/x, description: data }]\nstop: { gracePeriod: 30s }\n'),
+    }));
+    expectProblem(r.errors, 'plugins/services/gamma/service.yaml', '/volumes/0/name', 'volume.clash', /Docker volume "gamma-b-data", as would volume "data" of plugins\/services\/gamma-b/);
+    expectProblem(r.errors, 'plugins/services/gamma-b/service.yaml', '/volumes/0/name', 'volume.clash', /Docker volume "gamma-b-data", as would volume "b-data" of plugins\/services\/gamma\//);
+  });
+
   test('a service and a framework sharing an id are refused', () => {
     const list = problems({ 'plugins/services/fw/service.yaml': service('fw') });
     expectProblem(list, 'plugins/services/fw/service.yaml', '', 'id.duplicate', /also the id of plugins\/frameworks\/fw\/framework\.yaml/);
