@@ -54,8 +54,9 @@ export function composeChunks(model: StackModel, cache: FragmentCache): string[]
 
 /**
  * dumpYaml(topLevel(model)), with each plugin's volume entries dumped once (volumeEntries): a mapping's
- * entries are independent lines, so the volumes are their entries one plugin after another. Should two
- * plugins ever name the same volume (the object keeps one), the object is dumped instead.
+ * entries are independent lines, so the volumes are their entries one plugin after another. The loader
+ * refuses two plugins whose volumes would share a name (volume.clash); should two ever do (the object
+ * keeps one), the object is dumped instead.
  */
 function topLevelText(model: StackModel): string {
   const parts = [dumpYaml({ networks: topNetworks(model) })];
