@@ -134,6 +134,22 @@ export function dumpQuotedListKept(key: string, items: readonly unknown[]): stri
   return out.join('');
 }
 
+/**
+ * dumpYaml(value) with every non-empty line two spaces in, as the entries of a mapping under a parent key
+ * (compose's services under `services:`): written at that depth rather than indented after, which was a
+ * pattern replace over every line of every block. A literal block's empty lines stay empty either way.
+ */
+export function dumpYamlNested(value: Record<string, unknown>): string {
+  const out: string[] = [];
+  // the first entry of a mapping written at level 1 starts on a line of its own: that line break is dropped
+  if (isPlainObject(value) && writeMapping(EMITTED, value, 1, false, out) && out[0] === lineStart(1)) {
+    out[0] = indent(1);
+    out.push('\n');
+    return out.join('');
+  }
+  return dumpYaml(value).replace(/^(?=.)/gm, '  ');
+}
+
 function dumpWith(s: Style, value: unknown): string {
   if (!isPlainObject(value)) return yaml.dump(value, s.options);
   const out: string[] = [];

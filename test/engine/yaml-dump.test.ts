@@ -2,7 +2,7 @@
 // block, and the document whole) for every preset in containers and on bare metal behind each proxy, and
 // on values chosen to take every branch of js-yaml's scalar styling and layout, in both styles (the emitters',
 // and the framework configs' with every string quoted); and what it writes reads back as the same object; and
-// on every Swarm stack document (stack.yml's body). (The Kubernetes objects go through the same function;
+// on every Swarm stack document (stack.yml's body); and each written a level deeper (dumpYamlNested). (The Kubernetes objects go through the same function;
 // test/deploy covers their files, and render-caches.test.ts every target's bundle.)
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -10,7 +10,7 @@ import * as yaml from 'js-yaml';
 import { buildModel } from '../../src/model/build-model.js';
 import { resolve } from '../../src/model/resolve.js';
 import { composeDocument } from '../../src/emit/compose/compose.js';
-import { DUMP_OPTIONS, QUOTED_DUMP_OPTIONS, dumpQuotedListKept, dumpQuotedYaml, dumpQuotedYamlKept, dumpYaml } from '../../src/emit/yaml-dump.js';
+import { DUMP_OPTIONS, QUOTED_DUMP_OPTIONS, dumpQuotedListKept, dumpQuotedYaml, dumpQuotedYamlKept, dumpYaml, dumpYamlNested } from '../../src/emit/yaml-dump.js';
 import { swarmDocument } from '../../src/emit/swarm/stack-file.js';
 import { shippedCatalogue } from '../support/server.js';
 
@@ -28,6 +28,10 @@ function assertDumpsAlikeIn(value: unknown, what: string, style: (typeof STYLES)
   assert.equal(style.dump(value), expected, what);
   assert.equal(style.dump(value), expected, `${what}, again`);
   assert.deepEqual(yaml.load(style.dump(value)), yaml.load(expected), `${what} reads back the same`);
+  // written a level deeper (compose's blocks under services:): js-yaml's text with every non-empty line two spaces in
+  if (style.name === 'emitted' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    assert.equal(dumpYamlNested(value as Record<string, unknown>), expected.replace(/^(?=.)/gm, '  '), `${what}, nested`);
+  }
 }
 
 describe('the emitters\' YAML dump', () => {

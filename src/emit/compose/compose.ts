@@ -3,7 +3,7 @@
 import type { ContainerPlugin, EnvSpec, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../../catalogue/types.js';
 import { VALUE_REF } from '../../catalogue/rules.js';
 import { composeLiteral } from '../escape.js';
-import { dumpYaml } from '../yaml-dump.js';
+import { dumpYaml, dumpYamlNested } from '../yaml-dump.js';
 import { joinedChunks, TextChunks } from '../../text-chunks.js';
 import { ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, databasesOf, envApplies, envKey, frameworkCredentials, imageRef, portsOf, type StackMember, type StackModel } from '../../model/model.js';
 import { imageVariable } from '../../model/env-names.js';
@@ -47,7 +47,7 @@ export function composeChunks(model: StackModel, cache: FragmentCache): string[]
     + 'services:\n');
   for (const { member, input, plugins } of members(model)) text.add(serviceBlock(member, input, plugins, cache, model.options.domain));
   const extra = extraContainers(model, LOGGING);
-  if (extra.size) text.add(indent(dumpYaml(Object.fromEntries(extra))));
+  if (extra.size) text.add(dumpYamlNested(Object.fromEntries(extra)));
   text.add(topLevelText(model));
   return text.finish();
 }
@@ -79,7 +79,7 @@ function volumeEntries(plugin: ContainerPlugin): { names: readonly string[]; tex
   let entries = volumeEntryCache.get(plugin);
   if (!entries) {
     const names = volumeNames(plugin);
-    entries = { names, text: names.length ? indent(dumpYaml(recordOf(names.map((name) => [name, {}])))) : '' };
+    entries = { names, text: names.length ? dumpYamlNested(recordOf(names.map((name) => [name, {}]))) : '' };
     volumeEntryCache.set(plugin, entries);
   }
   return entries;
@@ -93,7 +93,7 @@ const volumeEntryCache = new WeakMap<ContainerPlugin, { names: readonly string[]
  * new domain dumps no YAML again. Without a cache the block is dumped from the real inputs.
  */
 function serviceBlock(member: StackMember, input: FragmentInput, plugins: PluginLookup, cache: FragmentCache, domain: string | undefined): string {
-  const dump = (inputs: FragmentInput) => indent(dumpYaml({ [member.plugin.id]: serviceDefinition(member.plugin, inputs, plugins, LOGGING) }));
+  const dump = (inputs: FragmentInput) => dumpYamlNested({ [member.plugin.id]: serviceDefinition(member.plugin, inputs, plugins, LOGGING) });
   const urls = cache.enabled ? urlsWithDomainPlaceholder(input.urls, domain) : undefined;
   if (!urls) return cache.get('compose', member.plugin.hash, JSON.stringify(input), () => dump(input));
   const general = { ...input, urls };
@@ -170,10 +170,6 @@ function topNetworks(model: StackModel): Record<string, unknown> {
     networks[SOCKET_PROXY_NETWORK] = { driver: 'bridge', internal: true };
   }
   return networks;
-}
-
-function indent(block: string): string {
-  return block.replace(/^(?=.)/gm, '  ');
 }
 
 /** Everything besides the plugin itself that shapes its compose entry: the fragment cache key. */
