@@ -290,12 +290,15 @@ function containerView(nativeIds: readonly string[], urls: readonly [string, str
 
 function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugins: PluginLookup, logging: unknown): Record<string, unknown> {
   const m = plugin.manifest;
+  const fixed = fixedParts(plugin);
   // the pin lives in .env (<ID>_IMAGE), so one service can move forward or back without editing this file
-  const def: Record<string, unknown> = { image: `\${${imageVariable(plugin.id)}:-${input.image}}` };
+  let image = fixed.images.get(input.image);
+  if (image === undefined) fixed.images.set(input.image, (image = `\${${imageVariable(plugin.id)}:-${input.image}}`));
+  const def: Record<string, unknown> = { image };
   if (input.platform) def.platform = input.platform;
   def.restart = 'unless-stopped';
-  if (m.entrypoint !== undefined) def.entrypoint = Array.isArray(m.entrypoint) ? m.entrypoint.map(composeLiteral) : composeLiteral(m.entrypoint);
-  if (m.command !== undefined) def.command = Array.isArray(m.command) ? m.command.map(composeLiteral) : composeLiteral(m.command);
+  if (fixed.entrypoint !== undefined) def.entrypoint = fixed.entrypoint;
+  if (fixed.command !== undefined) def.command = fixed.command;
   if (m.init) def.init = true;
   if (m.shmSize) def.shm_size = m.shmSize;
   if (m.user) def.user = m.user;
@@ -309,17 +312,69 @@ function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugin
     const bind = (p: FragmentInput['ports'][number]) => (p.public ? '' : p.loopback ? '127.0.0.1:' : `\${${BIND_VARIABLE}:-127.0.0.1}:`);
     def.ports = input.ports.map((p) => `${bind(p)}\${${p.variable}:-${p.host}}:${p.container}${p.protocol === 'udp' ? '/udp' : ''}`);
   }
-  const mounts = mountsOf(plugin);
-  if (mounts.length) def.volumes = mounts;
-  if (m.healthcheck) def.healthcheck = healthcheckOf(m.healthcheck);
+  if (fixed.mounts.length) def.volumes = fixed.mounts;
+  if (fixed.healthcheck) def.healthcheck = fixed.healthcheck;
   if (input.dependsOn.length) def.depends_on = recordOf(input.dependsOn.map(([id, condition]) => [id, { condition }]));
   if (input.bareMetal) def.extra_hosts = ['host.docker.internal:host-gateway'];
   if (input.gpu) {
     def.deploy = { resources: { reservations: { devices: [{ driver: 'nvidia', count: 'all', capabilities: ['gpu'] }] } } };
   }
-  Object.assign(def, containerPolicy(plugin.id, m, { hardened: input.hardened, logging }));
-  def.networks = m.dockerApi ? [NETWORK, SOCKET_PROXY_NETWORK] : [NETWORK];
+  let policy = logging === LOGGING ? fixed.policies.get(input.hardened) : undefined;
+  if (!policy) {
+    policy = Object.freeze(containerPolicy(plugin.id, m, { hardened: input.hardened, logging }));
+    if (logging === LOGGING) fixed.policies.set(input.hardened, policy);
+  }
+  Object.assign(def, policy);
+  def.networks = fixed.networks;
   return def;
+}
+
+/**
+ * The parts of a plugin's compose entry that are the same in every stack, built once per plugin and
+ * shared (frozen): its command, mounts, health check, networks, the references of its variables that name
+ * nothing of the stack, its policy keys. A block is dumped again whenever its inputs change (a new
+ * selection, a fresh generator); with these the same strings each time, the dumper's lookups of them are
+ * a hash already computed, and the escaping of a framework's long start script is done once.
+ */
+interface FixedParts {
+  entrypoint?: string | readonly string[];
+  command?: string | readonly string[];
+  mounts: readonly string[];
+  healthcheck?: Readonly<Record<string, unknown>>;
+  networks: readonly string[];
+  /** the compose value of each variable that references nothing ({{...}} values are the stack's) */
+  references: ReadonlyMap<EnvSpec, string>;
+  /** containerPolicy with the stack's log rotation (LOGGING), by `hardened` */
+  policies: Map<boolean, Readonly<Record<string, unknown>>>;
+  /** the image line by the image:tag a stack runs (the GPU build or not) */
+  images: Map<string, string>;
+}
+
+function fixedParts(plugin: ContainerPlugin): FixedParts {
+  let parts = fixedPartsCache.get(plugin);
+  if (parts) return parts;
+  const m = plugin.manifest;
+  const literal = (value: string | readonly string[]) => (typeof value === 'string' ? composeLiteral(value) : Object.freeze(value.map(composeLiteral)));
+  const references = new Map<EnvSpec, string>();
+  for (const spec of m.environment ?? []) if (spec.value === undefined || !spec.value.includes('{{')) references.set(spec, plainReference(plugin, spec));
+  parts = {
+    entrypoint: m.entrypoint === undefined ? undefined : literal(m.entrypoint),
+    command: m.command === undefined ? undefined : literal(m.command),
+    mounts: Object.freeze(mountsOf(plugin)),
+    healthcheck: m.healthcheck ? deepFrozen(healthcheckOf(m.healthcheck)) : undefined,
+    networks: Object.freeze(m.dockerApi ? [NETWORK, SOCKET_PROXY_NETWORK] : [NETWORK]),
+    references,
+    policies: new Map(),
+    images: new Map(),
+  };
+  fixedPartsCache.set(plugin, parts);
+  return parts;
+}
+const fixedPartsCache = new WeakMap<ContainerPlugin, FixedParts>();
+
+function deepFrozen<T extends object>(value: T): T {
+  for (const v of Object.values(value)) if (v !== null && typeof v === 'object') deepFrozen(v);
+  return Object.freeze(value);
 }
 
 /** Compose `environment` of one plugin: every value is a reference into .env or an escaped literal. */
@@ -342,8 +397,15 @@ function environmentOf(plugin: ContainerPlugin, plugins: PluginLookup, input: Fr
 }
 
 function envReference(plugin: ContainerPlugin, spec: EnvSpec, plugins: PluginLookup, view: ValueView): string {
+  // a value naming other plugins or addresses is the stack's; every other reference is the plugin's own (fixedParts)
+  if (spec.value !== undefined && spec.value.includes('{{')) return substituteRefs(spec.value, plugins, view);
+  return fixedParts(plugin).references.get(spec) ?? plainReference(plugin, spec);
+}
+
+/** A variable's compose value when it references nothing: its fixed value (escaped) or a reference into .env. */
+function plainReference(plugin: ContainerPlugin, spec: EnvSpec): string {
+  if (spec.value !== undefined) return composeLiteral(spec.value);
   const key = envKey(plugin.id, spec);
-  if (spec.value !== undefined) return substituteRefs(spec.value, plugins, view);
   if (spec.secret) return `\${${key}:?${key} is empty: run scripts/start.sh to generate it}`;
   if (spec.required) return `\${${key}:?set ${key} in .env}`;
   return `\${${key}}`;
