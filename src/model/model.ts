@@ -198,11 +198,20 @@ export function nativeSkillsDir(stackName: string, framework: FrameworkPlugin): 
 
 /** The image a member runs: its GPU build when the stack asks for a GPU and the plugin has one. */
 export function imageRef(plugin: ContainerPlugin, gpu: boolean): string {
-  const m = plugin.manifest;
-  const gpuTag = plugin.kind === 'service' && gpu && (plugin.manifest.gpu === 'optional' || plugin.manifest.gpu === 'required')
-    ? plugin.manifest.gpuImageTag : undefined;
-  return `${m.image}:${gpuTag ?? m.imageTag}`;
+  // one string per plugin and choice: every emitter, the README and .env.example ask for it, for every stack
+  let refs = imageRefCache.get(plugin);
+  if (!refs) imageRefCache.set(plugin, (refs = [undefined, undefined]));
+  const at = gpu ? 1 : 0;
+  let ref = refs[at];
+  if (ref === undefined) {
+    const m = plugin.manifest;
+    const gpuTag = plugin.kind === 'service' && gpu && (plugin.manifest.gpu === 'optional' || plugin.manifest.gpu === 'required')
+      ? plugin.manifest.gpuImageTag : undefined;
+    refs[at] = ref = `${m.image}:${gpuTag ?? m.imageTag}`;
+  }
+  return ref;
 }
+const imageRefCache = new WeakMap<ContainerPlugin, [string | undefined, string | undefined]>();
 
 /**
  * What a framework receives besides its own variables, wherever it runs (DECISIONS "Secrets"): the

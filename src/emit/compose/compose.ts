@@ -204,8 +204,8 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
   const plugin = member.plugin;
   // a plugin waits for the health of what it requires; frameworks and the proxy are only ordered after
   // the other services (service_started), so one slow optional service cannot hold the whole stack back
-  const required = new Set(plugin.manifest.requires ?? []);
-  let deps: string[] = [...required];
+  const required = requiredOf(plugin);
+  let deps: readonly string[] = [...required];
   let extraSecrets: FragmentInput['extraSecrets'] = [];
   let serviceUrls: [string, string][] = [];
   if (plugin.kind === 'framework') {
@@ -224,8 +224,10 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     .map((id) => [id, required.has(id) && model.plugins.get(id)?.manifest.healthcheck ? 'service_healthy' : 'service_started']);
   // a consumer waits for its database to exist
   const databases = databasesOf(model, plugin.id);
-  for (const server of new Set(databases.map((d) => d.server))) {
-    if (inCompose.has(server)) conditions.push([setupServiceName(server), 'service_completed_successfully']);
+  if (databases.length) {
+    for (const server of new Set(databases.map((d) => d.server))) {
+      if (inCompose.has(server)) conditions.push([setupServiceName(server), 'service_completed_successfully']);
+    }
   }
   const databaseUrls = databases.filter((d) => d.urlVariable).map((d) => [d.urlVariable!, databaseUrl(model, d, {
     host: nativeIds.includes(d.server) ? 'host.docker.internal' : d.server,
@@ -252,6 +254,14 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
     acme: plugin.kind === 'proxy' && model.https,
   };
 }
+
+/** A plugin's requires as a set, read off its manifest once. */
+function requiredOf(plugin: ContainerPlugin): ReadonlySet<string> {
+  let ids = requiredCache.get(plugin);
+  if (!ids) requiredCache.set(plugin, (ids = new Set(plugin.manifest.requires ?? [])));
+  return ids;
+}
+const requiredCache = new WeakMap<ContainerPlugin, ReadonlySet<string>>();
 
 /** The ifPresent targets of a plugin's variables (one per variable, in order), read off its manifest once. */
 function presenceTargets(plugin: ContainerPlugin): readonly string[] {
