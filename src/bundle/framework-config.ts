@@ -13,7 +13,7 @@ import { dumpQuotedListKept, dumpQuotedYaml, dumpQuotedYamlKept } from '../emit/
 export interface ReferenceContext {
   stack: { name: string; domain: string | null; deployment: string };
   self: { id: string; host: string; url: string | null; ports: { container: number; host: number | null; web: boolean }[] } | null;
-  services: { id: string; name: string; kind: string; category: string | null; host: string; url: string | null; ports: { container: number; web: boolean }[]; secrets: string[] }[];
+  services: { id: string; name: string; kind: string; category: string | null; host: string; url: string | null; ports: { container: number; web: boolean }[]; secrets: readonly string[] }[];
   skills: { id: string; name: string; dir: string; skills: { id: string; name: string; description: string }[] }[];
 }
 

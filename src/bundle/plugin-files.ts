@@ -21,7 +21,7 @@ interface ServiceEntry {
   url: string | null;
   /** where a person's browser opens its first web port (through the proxy when there is one), or null */
   publicUrl: string | null;
-  secrets: string[];
+  secrets: readonly string[];
   /** its Prometheus metrics endpoint (container port, path) when it declares one: the scrapers' jobs */
   metrics: { port: number; path: string } | null;
 }

@@ -147,9 +147,12 @@ export const BIND_VARIABLE = 'STACK_BIND_ADDRESS';
 export const LOG_VARIABLES = { driver: 'STACK_LOG_DRIVER', maxSize: 'STACK_LOG_MAX_SIZE', maxFile: 'STACK_LOG_MAX_FILE' } as const;
 
 /** .env keys of a plugin's client credentials: what frameworks whose skills use it receive. */
-export function clientKeys(plugin: ContainerPlugin): string[] {
-  return clientVariables(plugin).map((v) => v.key);
+export function clientKeys(plugin: ContainerPlugin): readonly string[] {
+  let keys = clientKeyCache.get(plugin);
+  if (!keys) clientKeyCache.set(plugin, (keys = Object.freeze(clientVariables(plugin).map((v) => v.key))));
+  return keys;
 }
+const clientKeyCache = new WeakMap<ContainerPlugin, readonly string[]>();
 
 /** The same with whether each is a generated secret (compose insists on those) or a value the user may leave empty. */
 export function clientVariables(plugin: ContainerPlugin): readonly Readonly<{ key: string; secret: boolean }>[] {
