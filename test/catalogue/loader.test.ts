@@ -8,6 +8,7 @@ import v8 from 'node:v8';
 import { REPO_ROOT, readConfig } from '../../src/config.js';
 import { loadCatalogue } from '../../src/catalogue/load.js';
 import { formatProblem } from '../../src/catalogue/problems.js';
+import { settledDocument } from '../../src/catalogue/settled-document.js';
 import { service, writeCatalogue } from '../support/fixture.js';
 import { KEY } from '../support/keys.js';
 import { expectProblem, problems } from '../support/problems.js';
@@ -54,6 +55,13 @@ describe('the shipped catalogue', () => {
     const latin1 = strings.filter((text) => !/[^\x00-\xff]/.test(text));
     assert.ok(latin1.length > 50);
     assert.deepEqual(latin1.filter(twoByte), []);
+  });
+
+  test('a manifest is rebuilt through JSON only where JSON keeps every value (.inf, .nan and -0 it would not)', () => {
+    const plain = { a: 1, b: ['x', null, { c: true }] };
+    assert.deepEqual(settledDocument(plain), plain);
+    assert.notEqual(settledDocument(plain), plain, 'rebuilt');
+    for (const odd of [{ n: Infinity }, { n: [Number.NaN] }, { n: { m: -0 } }]) assert.equal(settledDocument(odd), odd, JSON.stringify(odd));
   });
 
   test('a valid fixture loads', () => {
