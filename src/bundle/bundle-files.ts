@@ -6,6 +6,7 @@ import { LOCAL_MODEL_VARIABLE, VALUE_REF } from '../catalogue/rules.js';
 import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { compileTemplate, renderTemplate, renderTemplateChunks, templateErrorMessage, type CompiledTemplate } from '../templating.js';
 import { joinedChunks } from '../text-chunks.js';
+import { perObject, perString } from '../memo.js';
 import { isPublicDomain } from '../model/build-model.js';
 import { proxyFilePath, setupServiceName, volumeNames } from '../model/layout.js';
 import { imageVariable } from '../model/env-names.js';
@@ -223,36 +224,19 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
 
 /**
  * Text as one line, each run of white space one space. Most descriptions already are: they are given back
- * as they are, not copied (a large stack's .env.example has thousands of them).
+ * as they are, not copied (a large stack's .env.example has thousands of them). The same catalogue
+ * descriptions come by in every stack: each is tested once.
  */
-export function oneLine(text: string): string {
-  // the same catalogue descriptions come by in every stack (a 200-service .env.example has ~1,200): each
-  // is tested once, and a lookup of the same string object is cheaper than the pattern
-  let line = ONE_LINES.get(text);
-  if (line === undefined) {
-    if (ONE_LINES.size >= MAX_ONE_LINES) ONE_LINES.clear();
-    ONE_LINES.set(text, (line = /\s\s|[^\S ]/.test(text) ? text.replace(/\s+/g, ' ') : text));
-  }
-  return line;
-}
-const ONE_LINES = new Map<string, string>();
-const MAX_ONE_LINES = 20_000;
+export const oneLine = perString(20_000, (text) => (/\s\s|[^\S ]/.test(text) ? text.replace(/\s+/g, ' ') : text));
 
-/** A plugin's `login` for the README, each {{id.VAR}} as the .env key that holds it (the loader checked them), or null. */
-function loginText(plugin: ContainerPlugin): string | null {
-  // a function of the plugin alone, asked for each of its ports and routes in every stack
-  let text = loginTexts.get(plugin);
-  if (text === undefined) {
-    const login = plugin.manifest.login;
-    text = login === undefined ? null : login.replace(VALUE_REF, (ref, _target: string, variable: string) => {
-      const spec = (plugin.manifest.environment ?? []).find((e) => e.name === variable);
-      return spec ? `\`${envKey(plugin.id, spec)}\`` : ref;
-    });
-    loginTexts.set(plugin, text);
-  }
-  return text;
-}
-const loginTexts = new WeakMap<ContainerPlugin, string | null>();
+/** A plugin's `login` for the README, each {{id.VAR}} as the .env key that holds it (the loader checked them), or null; read off the plugin once. */
+const loginText = perObject((plugin: ContainerPlugin): string | null => {
+  const login = plugin.manifest.login;
+  return login === undefined ? null : login.replace(VALUE_REF, (ref, _target: string, variable: string) => {
+    const spec = (plugin.manifest.environment ?? []).find((e) => e.name === variable);
+    return spec ? `\`${envKey(plugin.id, spec)}\`` : ref;
+  });
+});
 
 function lowerFirst(text: string): string {
   return /^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;

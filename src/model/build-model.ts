@@ -12,6 +12,7 @@ import {
   type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
 } from './model.js';
 import { envPrefix, imageVariable, memoryVariable, portVariable } from './env-names.js';
+import { perObject, perString } from '../memo.js';
 
 export function buildModel(resolution: Resolution, options: StackOptions): StackModel {
   const members = placeMembers(resolution, options);
@@ -138,7 +139,6 @@ function buildRoutes(members: StackMember[], options: StackOptions, https: boole
   return routes;
 }
 
-
 /** What a plugin's .env variables (those the stack sets, not fixed values) give every stack, read off its manifest once. */
 interface EnvEntry {
   spec: EnvSpec;
@@ -150,27 +150,17 @@ interface EnvEntry {
   group: string;
 }
 
-const ENV_ENTRIES = new WeakMap<ContainerPlugin, EnvEntry[]>();
-
-function envEntries(plugin: ContainerPlugin): EnvEntry[] {
-  let entries = ENV_ENTRIES.get(plugin);
-  if (entries) return entries;
-  entries = [];
-  for (const spec of plugin.manifest.environment ?? []) {
-    if (spec.value !== undefined) continue;
-    const options = spec.secret === true ? {} : spec.secret;
-    // frozen: one object shared by every stack's model
-    const secret = options === undefined ? undefined
-      : Object.freeze({ length: options.length ?? 32, charset: options.charset ?? 'alnum', prefix: options.prefix ?? '' });
-    const fixed = spec.default ?? '';
-    entries.push({
-      spec, key: envKey(plugin.id, spec), secret, example: fixed.includes('{{') ? null : fixed,
-      required: Boolean(spec.required || secret), group: spec.shared ? '' : plugin.id,
-    });
-  }
-  ENV_ENTRIES.set(plugin, entries);
-  return entries;
-}
+const envEntries = perObject((plugin: ContainerPlugin): readonly EnvEntry[] => (plugin.manifest.environment ?? []).filter((spec) => spec.value === undefined).map((spec) => {
+  const options = spec.secret === true ? {} : spec.secret;
+  // frozen: one object shared by every stack's model
+  const secret = options === undefined ? undefined
+    : Object.freeze({ length: options.length ?? 32, charset: options.charset ?? 'alnum', prefix: options.prefix ?? '' });
+  const fixed = spec.default ?? '';
+  return {
+    spec, key: envKey(plugin.id, spec), secret, example: fixed.includes('{{') ? null : fixed,
+    required: Boolean(spec.required || secret), group: spec.shared ? '' : plugin.id,
+  };
+}));
 
 /** Where a browser opens each plugin's first web port: its route, else its host port on this machine. */
 function buildPublicUrls(members: StackMember[], ports: PublishedPort[], routes: Route[]): Map<string, string> {
@@ -283,15 +273,7 @@ function collectEnv(
 }
 
 /** A host port variable's description, one string per port description (the same object in every stack: later lookups by it are cheap). */
-function hostPortDescription(portDescription: string): string {
-  let description = HOST_PORT_DESCRIPTIONS.get(portDescription);
-  if (description === undefined) {
-    if (HOST_PORT_DESCRIPTIONS.size >= 10_000) HOST_PORT_DESCRIPTIONS.clear();
-    HOST_PORT_DESCRIPTIONS.set(portDescription, (description = `Host port for ${portDescription}`));
-  }
-  return description;
-}
-const HOST_PORT_DESCRIPTIONS = new Map<string, string>();
+const hostPortDescription = perString(10_000, (portDescription) => `Host port for ${portDescription}`);
 
 /**
  * Each consumer's own database: what a plugin declares, and for a framework whose skill packs use a

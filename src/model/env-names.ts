@@ -1,21 +1,10 @@
 // The .env variables Stackwright keeps for each plugin, named from its id. A module of its own, below the
 // stack model and the compose builders, so the socket proxy (which the resolver reads for memory) can
 // name its variables without importing the model.
+import { perString } from '../memo.js';
 
-/** UPPER_SNAKE form of an id, for variable names. */
-export function envPrefix(id: string): string {
-  // asked for the same few hundred plugin ids many times a render: each is converted once
-  let prefix = PREFIXES.get(id);
-  if (prefix === undefined) {
-    if (PREFIXES.size >= MAX_PREFIXES) PREFIXES.clear();
-    PREFIXES.set(id, (prefix = id.toUpperCase().replace(/-/g, '_')));
-  }
-  return prefix;
-}
-
-const PREFIXES = new Map<string, string>();
-/** More ids than any catalogue has: past it the map starts again (ids are plugin ids, never a request's text). */
-const MAX_PREFIXES = 10_000;
+/** UPPER_SNAKE form of an id, for variable names: asked for the same plugin ids many times a render, each converted once. */
+export const envPrefix = perString(10_000, (id) => id.toUpperCase().replace(/-/g, '_'));
 
 /** The .env variable holding a plugin's image (image:tag), so one service can move without editing compose. */
 export function imageVariable(pluginId: string): string {

@@ -3,6 +3,7 @@
 import type { ContainerPlugin, EnvSpec, FrameworkPlugin } from '../catalogue/types.js';
 import type { Resolution } from './resolve.js';
 import { envPrefix } from './env-names.js';
+import { perObject } from '../memo.js';
 
 export interface StackOptions {
   name: string;
@@ -146,25 +147,16 @@ export const BIND_VARIABLE = 'STACK_BIND_ADDRESS';
 /** Log rotation for every container, set once in .env. */
 export const LOG_VARIABLES = { driver: 'STACK_LOG_DRIVER', maxSize: 'STACK_LOG_MAX_SIZE', maxFile: 'STACK_LOG_MAX_FILE' } as const;
 
-/** .env keys of a plugin's client credentials: what frameworks whose skills use it receive. */
-export function clientKeys(plugin: ContainerPlugin): readonly string[] {
-  let keys = clientKeyCache.get(plugin);
-  if (!keys) clientKeyCache.set(plugin, (keys = Object.freeze(clientVariables(plugin).map((v) => v.key))));
-  return keys;
-}
-const clientKeyCache = new WeakMap<ContainerPlugin, readonly string[]>();
+/**
+ * .env keys of a client credential of a plugin, with whether each is a generated secret (compose insists on
+ * those) or a value the user may leave empty: what frameworks whose skills use the plugin receive. Read off
+ * the manifest once (asked for every service of every stack).
+ */
+export const clientVariables = perObject((plugin: ContainerPlugin): readonly Readonly<{ key: string; secret: boolean }>[] =>
+  Object.freeze((plugin.manifest.environment ?? []).filter((e) => e.client && !e.shared).map((e) => Object.freeze({ key: envKey(plugin.id, e), secret: Boolean(e.secret) }))));
 
-/** The same with whether each is a generated secret (compose insists on those) or a value the user may leave empty. */
-export function clientVariables(plugin: ContainerPlugin): readonly Readonly<{ key: string; secret: boolean }>[] {
-  // a function of the plugin alone, asked for every service of every stack: read off the manifest once
-  let variables = clientVariableCache.get(plugin);
-  if (!variables) {
-    variables = Object.freeze((plugin.manifest.environment ?? []).filter((e) => e.client && !e.shared).map((e) => Object.freeze({ key: envKey(plugin.id, e), secret: Boolean(e.secret) })));
-    clientVariableCache.set(plugin, variables);
-  }
-  return variables;
-}
-const clientVariableCache = new WeakMap<ContainerPlugin, readonly Readonly<{ key: string; secret: boolean }>[]>();
+/** The same keys alone. */
+export const clientKeys = perObject((plugin: ContainerPlugin): readonly string[] => Object.freeze(clientVariables(plugin).map((v) => v.key)));
 
 /** Proxy basic-auth credentials in .env (the user, and the password start.sh generates). */
 export const PROXY_USER_VARIABLE = 'STACK_PROXY_USER';
@@ -201,20 +193,15 @@ export function nativeSkillsDir(stackName: string, framework: FrameworkPlugin): 
 
 /** The image a member runs: its GPU build when the stack asks for a GPU and the plugin has one. */
 export function imageRef(plugin: ContainerPlugin, gpu: boolean): string {
-  // one string per plugin and choice: every emitter, the README and .env.example ask for it, for every stack
-  let refs = imageRefCache.get(plugin);
-  if (!refs) imageRefCache.set(plugin, (refs = [undefined, undefined]));
-  const at = gpu ? 1 : 0;
-  let ref = refs[at];
-  if (ref === undefined) {
-    const m = plugin.manifest;
-    const gpuTag = plugin.kind === 'service' && gpu && (plugin.manifest.gpu === 'optional' || plugin.manifest.gpu === 'required')
-      ? plugin.manifest.gpuImageTag : undefined;
-    refs[at] = ref = `${m.image}:${gpuTag ?? m.imageTag}`;
-  }
-  return ref;
+  return imageRefs(plugin)[gpu ? 1 : 0];
 }
-const imageRefCache = new WeakMap<ContainerPlugin, [string | undefined, string | undefined]>();
+
+/** A plugin's image references without and with a GPU: one string each for every emitter and template of every stack. */
+const imageRefs = perObject((plugin: ContainerPlugin): readonly [string, string] => {
+  const m = plugin.manifest;
+  const gpuTag = plugin.kind === 'service' && (plugin.manifest.gpu === 'optional' || plugin.manifest.gpu === 'required') ? plugin.manifest.gpuImageTag : undefined;
+  return [`${m.image}:${m.imageTag}`, `${m.image}:${gpuTag ?? m.imageTag}`];
+});
 
 /**
  * What a framework receives besides its own variables, wherever it runs (DECISIONS "Secrets"): the

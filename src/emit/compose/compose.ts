@@ -17,6 +17,8 @@ import { socketProxyDefinition } from './socket-proxy.js';
 import { frameworkConfigPath, serviceFilePath, setupServiceName, volumeName, volumeNames } from '../../model/layout.js';
 import { databaseUrl, substituteRefs, type PluginLookup, type ValueView } from '../../model/values.js';
 import { recordOf } from '../../record-of.js';
+import { perObject } from '../../memo.js';
+import { deepFreeze } from '../../freeze.js';
 
 export const NETWORK = 'stack';
 export const COMPOSE_FILE = 'docker-compose.yml';
@@ -24,7 +26,7 @@ export const COMPOSE_FILE = 'docker-compose.yml';
 /** The compose document as plain objects (what the YAML text holds). */
 export function composeDocument(model: StackModel): Record<string, unknown> {
   const services: Record<string, unknown> = {};
-  for (const { member, input, plugins } of members(model)) services[member.plugin.id] = serviceDefinition(member.plugin, input, plugins, LOGGING);
+  for (const { member, input, plugins } of members(model)) services[member.plugin.id] = serviceDefinition(member.plugin, input, plugins);
   for (const [id, def] of extraContainers(model, LOGGING)) services[id] = def;
   return { services, ...topLevel(model) };
 }
@@ -54,37 +56,19 @@ export function composeChunks(model: StackModel, cache: FragmentCache): string[]
 
 /**
  * dumpYaml(topLevel(model)), with each plugin's volume entries dumped once (volumeEntries): a mapping's
- * entries are independent lines, so the volumes are their entries one plugin after another. The loader
- * refuses two plugins whose volumes would share a name (volume.clash); should two ever do (the object
- * keeps one), the object is dumped instead.
+ * entries are independent lines, so the volumes are their entries one plugin after another (the loader
+ * refuses two plugins whose volumes would share a name: volume.clash).
  */
 function topLevelText(model: StackModel): string {
-  const parts = [dumpYaml({ networks: topNetworks(model) })];
-  const names = new Set<string>();
-  let count = 0;
-  for (const m of model.members) {
-    if (m.placement !== 'container') continue;
-    const entries = volumeEntries(m.plugin);
-    for (const name of entries.names) names.add(name);
-    count += entries.names.length;
-    parts.push(entries.text);
-  }
-  if (names.size !== count) return dumpYaml(topLevel(model));
-  if (count) parts.splice(1, 0, 'volumes:\n');
-  return parts.join('');
+  const volumes = model.members.filter((m) => m.placement === 'container').map((m) => volumeEntries(m.plugin)).join('');
+  return dumpYaml({ networks: topNetworks(model) }) + (volumes ? `volumes:\n${volumes}` : '');
 }
 
 /** A plugin's named volumes as entries of the top-level `volumes:` (indented under it), dumped once per plugin. */
-function volumeEntries(plugin: ContainerPlugin): { names: readonly string[]; text: string } {
-  let entries = volumeEntryCache.get(plugin);
-  if (!entries) {
-    const names = volumeNames(plugin);
-    entries = { names, text: names.length ? dumpYamlNested(recordOf(names.map((name) => [name, {}]))) : '' };
-    volumeEntryCache.set(plugin, entries);
-  }
-  return entries;
-}
-const volumeEntryCache = new WeakMap<ContainerPlugin, { names: readonly string[]; text: string }>();
+const volumeEntries = perObject((plugin: ContainerPlugin): string => {
+  const names = volumeNames(plugin);
+  return names.length ? dumpYamlNested(recordOf(names.map((name) => [name, {}]))) : '';
+});
 
 /**
  * One service's block, from the cache when its inputs were seen. The domain reaches a block only
@@ -93,7 +77,7 @@ const volumeEntryCache = new WeakMap<ContainerPlugin, { names: readonly string[]
  * new domain dumps no YAML again. Without a cache the block is dumped from the real inputs.
  */
 function serviceBlock(member: StackMember, input: FragmentInput, plugins: PluginLookup, cache: FragmentCache, domain: string | undefined): string {
-  const dump = (inputs: FragmentInput) => dumpYamlNested({ [member.plugin.id]: serviceDefinition(member.plugin, inputs, plugins, LOGGING) });
+  const dump = (inputs: FragmentInput) => dumpYamlNested({ [member.plugin.id]: serviceDefinition(member.plugin, inputs, plugins) });
   const urls = cache.enabled ? urlsWithDomainPlaceholder(input.urls, domain) : undefined;
   if (!urls) return cache.get('compose', member.plugin.hash, JSON.stringify(input), () => dump(input));
   const general = { ...input, urls };
@@ -158,7 +142,7 @@ function topLevel(model: StackModel): Record<string, unknown> {
   const volumes: Record<string, Record<string, never>> = {};
   for (const m of model.members) {
     if (m.placement !== 'container') continue;
-    for (const v of m.plugin.manifest.volumes ?? []) volumes[volumeName(m.plugin.id, v.name)] = {};
+    for (const name of volumeNames(m.plugin)) volumes[name] = {};
   }
   return { networks: topNetworks(model), ...(Object.keys(volumes).length ? { volumes } : {}) };
 }
@@ -256,35 +240,15 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
 }
 
 /** A plugin's requires as a set, read off its manifest once. */
-function requiredOf(plugin: ContainerPlugin): ReadonlySet<string> {
-  let ids = requiredCache.get(plugin);
-  if (!ids) requiredCache.set(plugin, (ids = new Set(plugin.manifest.requires ?? [])));
-  return ids;
-}
-const requiredCache = new WeakMap<ContainerPlugin, ReadonlySet<string>>();
+const requiredOf = perObject((plugin: ContainerPlugin): ReadonlySet<string> => new Set(plugin.manifest.requires ?? []));
 
 /** The ifPresent targets of a plugin's variables (one per variable, in order), read off its manifest once. */
-function presenceTargets(plugin: ContainerPlugin): readonly string[] {
-  let ids = presenceTargetCache.get(plugin);
-  if (!ids) {
-    ids = Object.freeze((plugin.manifest.environment ?? []).flatMap((e) => (e.ifPresent === undefined ? [] : [e.ifPresent])));
-    presenceTargetCache.set(plugin, ids);
-  }
-  return ids;
-}
-const presenceTargetCache = new WeakMap<ContainerPlugin, readonly string[]>();
+const presenceTargets = perObject((plugin: ContainerPlugin): readonly string[] =>
+  Object.freeze((plugin.manifest.environment ?? []).flatMap((e) => (e.ifPresent === undefined ? [] : [e.ifPresent]))));
 
 /** The plugins whose public URL a plugin's environment references ({{url:id}}), read off its manifest once. */
-function urlReferences(plugin: ContainerPlugin): ReadonlySet<string> {
-  let ids = urlReferenceCache.get(plugin);
-  if (!ids) {
-    const env = plugin.manifest.environment ?? [];
-    ids = new Set(env.flatMap((e) => [...`${e.value ?? ''}${e.default ?? ''}`.matchAll(VALUE_REF)].filter((r) => r[3] === 'url').map((r) => r[4])));
-    urlReferenceCache.set(plugin, ids);
-  }
-  return ids;
-}
-const urlReferenceCache = new WeakMap<ContainerPlugin, ReadonlySet<string>>();
+const urlReferences = perObject((plugin: ContainerPlugin): ReadonlySet<string> => new Set((plugin.manifest.environment ?? [])
+  .flatMap((e) => [...`${e.value ?? ''}${e.default ?? ''}`.matchAll(VALUE_REF)].filter((r) => r[3] === 'url').map((r) => r[4]))));
 
 /** A container reaches a container by its compose name and container port, a native process through the host gateway. */
 function containerView(nativeIds: readonly string[], urls: readonly [string, string][] = []): ValueView {
@@ -298,7 +262,7 @@ function containerView(nativeIds: readonly string[], urls: readonly [string, str
   };
 }
 
-function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugins: PluginLookup, logging: unknown): Record<string, unknown> {
+function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugins: PluginLookup): Record<string, unknown> {
   const m = plugin.manifest;
   const fixed = fixedParts(plugin);
   // the pin lives in .env (<ID>_IMAGE), so one service can move forward or back without editing this file
@@ -329,12 +293,7 @@ function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugin
   if (input.gpu) {
     def.deploy = { resources: { reservations: { devices: [{ driver: 'nvidia', count: 'all', capabilities: ['gpu'] }] } } };
   }
-  let policy = logging === LOGGING ? fixed.policies.get(input.hardened) : undefined;
-  if (!policy) {
-    policy = Object.freeze(containerPolicy(plugin.id, m, { hardened: input.hardened, logging }));
-    if (logging === LOGGING) fixed.policies.set(input.hardened, policy);
-  }
-  Object.assign(def, policy);
+  Object.assign(def, fixed.policies[input.hardened ? 1 : 0]);
   def.networks = fixed.networks;
   return def;
 }
@@ -354,38 +313,29 @@ interface FixedParts {
   networks: readonly string[];
   /** the compose value of each variable that references nothing ({{...}} values are the stack's) */
   references: ReadonlyMap<EnvSpec, string>;
-  /** containerPolicy with the stack's log rotation (LOGGING), by `hardened` */
-  policies: Map<boolean, Readonly<Record<string, unknown>>>;
+  /** containerPolicy with the stack's log rotation (LOGGING), unhardened and hardened */
+  policies: readonly [Readonly<Record<string, unknown>>, Readonly<Record<string, unknown>>];
   /** the image line by the image:tag a stack runs (the GPU build or not) */
   images: Map<string, string>;
 }
 
-function fixedParts(plugin: ContainerPlugin): FixedParts {
-  let parts = fixedPartsCache.get(plugin);
-  if (parts) return parts;
+const fixedParts = perObject((plugin: ContainerPlugin): FixedParts => {
   const m = plugin.manifest;
-  const literal = (value: string | readonly string[]) => (typeof value === 'string' ? composeLiteral(value) : Object.freeze(value.map(composeLiteral)));
+  const literal = (value: string | readonly string[]) => (typeof value === 'string' ? composeLiteral(value) : deepFreeze(value.map(composeLiteral)));
   const references = new Map<EnvSpec, string>();
   for (const spec of m.environment ?? []) if (spec.value === undefined || !spec.value.includes('{{')) references.set(spec, plainReference(plugin, spec));
-  parts = {
+  const policy = (hardened: boolean) => deepFreeze(containerPolicy(plugin.id, m, { hardened, logging: LOGGING }));
+  return {
     entrypoint: m.entrypoint === undefined ? undefined : literal(m.entrypoint),
     command: m.command === undefined ? undefined : literal(m.command),
-    mounts: Object.freeze(mountsOf(plugin)),
-    healthcheck: m.healthcheck ? deepFrozen(healthcheckOf(m.healthcheck)) : undefined,
-    networks: Object.freeze(m.dockerApi ? [NETWORK, SOCKET_PROXY_NETWORK] : [NETWORK]),
+    mounts: deepFreeze(mountsOf(plugin)),
+    healthcheck: m.healthcheck ? deepFreeze(healthcheckOf(m.healthcheck)) : undefined,
+    networks: deepFreeze(m.dockerApi ? [NETWORK, SOCKET_PROXY_NETWORK] : [NETWORK]),
     references,
-    policies: new Map(),
+    policies: [policy(false), policy(true)],
     images: new Map(),
   };
-  fixedPartsCache.set(plugin, parts);
-  return parts;
-}
-const fixedPartsCache = new WeakMap<ContainerPlugin, FixedParts>();
-
-function deepFrozen<T extends object>(value: T): T {
-  for (const v of Object.values(value)) if (v !== null && typeof v === 'object') deepFrozen(v);
-  return Object.freeze(value);
-}
+});
 
 /** Compose `environment` of one plugin: every value is a reference into .env or an escaped literal. */
 function environmentOf(plugin: ContainerPlugin, plugins: PluginLookup, input: FragmentInput): Record<string, string> {
