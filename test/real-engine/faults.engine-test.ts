@@ -38,6 +38,15 @@ real=${JSON.stringify(realDocker)}
 if [ -n "\${FAULT_MATCH:-}" ] && [[ "$*" =~ $FAULT_MATCH ]]; then
   n=$(( $(cat "$FAULT_GATE.count" 2>/dev/null || echo 0) + 1 ))
   echo "$n" > "$FAULT_GATE.count"
+  if [ "$n" -eq "\${FAULT_NTH:-1}" ] && [ "\${FAULT_WHEN:-before}" = during ]; then
+    # the call runs in the foreground (a Ctrl-C reaches it as from a terminal); the gate is reached once the
+    # engine has sent the stop signal to a container FAULT_EVENTS names (docker events filters)
+    since=$(date +%s) filters=()
+    for f in $FAULT_EVENTS; do filters+=(--filter "$f"); done
+    ( read -r _ < <("$real" events --since "$since" --until "$((since + 120))" --filter event=kill "\${filters[@]}") && : > "$FAULT_GATE.reached" ) </dev/null >/dev/null 2>&1 &
+    "$real" "$@"
+    exit $?
+  fi
   if [ "$n" -eq "\${FAULT_NTH:-1}" ]; then
     rc=0
     if [ "\${FAULT_WHEN:-before}" = after ]; then "$real" "$@"; rc=$?; fi
@@ -83,7 +92,7 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
   };
 
   /** A stack script in a process group of its own (as from a terminal), blocked where fault says. */
-  function startScript(name: string, args: string[], fault?: { match: string; nth?: number; when?: 'before' | 'after' }, env: Record<string, string> = {}): Running & { gate?: string } {
+  function startScript(name: string, args: string[], fault?: { match: string; nth?: number; when?: 'before' | 'after' | 'during' }, env: Record<string, string> = {}): Running & { gate?: string } {
     const gate = fault ? path.join(gates, `gate-${++gateCount}`) : undefined;
     const child = spawn('bash', [path.join(stack.dir, 'scripts', name), ...args], {
       cwd: stack.dir,
@@ -262,6 +271,40 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
       });
     }
   }
+
+  // A Ctrl-C reaches Compose too: it gives up while a container is still stopping (the engine carries on with
+  // the stop), and that container ends after Compose has gone. Starting what ran must wait for it, not take a
+  // stopping container for a running one. Here Caddy takes 6 s to stop, as a server finishing its requests
+  // does: an image of the test wraps it in a shell that passes SIGTERM on after 6 s.
+  test('backup.sh: SIGINT while Compose stops the stack, Caddy still stopping: what ran starts again, the partial backup goes', async () => {
+    const want = await rows();
+    const before = backups();
+    const caddyImage = stack.env('CADDY_IMAGE') ?? 'caddy:2.11.4-alpine';
+    const slow = 'stackwright-test/caddy-slow-stop:faults';
+    // an ENTRYPOINT resets the CMD an image inherits: it is given again
+    const cmd = (await dockerOk(['image', 'inspect', '--format', '{{json .Config.Cmd}}', caddyImage])).trim();
+    const wrapper = ['#!/bin/sh', '"$@" & child=$!', 'trap \'sleep 6; kill -TERM "$child"\' TERM', 'wait "$child"; wait "$child"', ''].join('\n');
+    await dockerOk(['build', '-q', '-t', slow, '-'], { input: `FROM ${caddyImage}\nRUN echo ${Buffer.from(wrapper).toString('base64')} | base64 -d > /slow-stop && chmod 755 /slow-stop\nENTRYPOINT ["/slow-stop"]\nCMD ${cmd}\n` });
+    const caddyOn = async (image: string) => {
+      stack.setEnv('CADDY_IMAGE', image);
+      assertSucceeded(await stack.compose(['up', '-d', '--wait', '--wait-timeout', '120', 'caddy']), `caddy on ${image}`);
+    };
+    try {
+      await caddyOn(slow);
+      const run = startScript('backup.sh', [], { match: '^compose stop$', when: 'during' }, { FAULT_EVENTS: `label=com.docker.compose.project=${stack.project} label=com.docker.compose.service=caddy` });
+      await reached(run);
+      process.kill(-run.pid, 'SIGINT');
+      const result = await run.done;
+      assert.notEqual(result.code, 0, `exit 0 after SIGINT:\n${result.stdout}`);
+      // a Caddy still stopping when the script ended has ended by now
+      await new Promise((r) => setTimeout(r, 8000));
+      await asBefore(want);
+      noPartialBackup(before);
+      namesSignal(result, 'SIGINT');
+    } finally {
+      await caddyOn(caddyImage);
+    }
+  });
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     test(`restore: ${signal} mid-restore: the volumes hold what they held and what ran runs; a re-run completes the restore`, ciOrAll(false), async () => {
