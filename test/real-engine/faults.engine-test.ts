@@ -8,7 +8,8 @@
 //
 // The steps are reached deterministically with a `docker` wrapper first on the script's PATH (written below):
 // the Nth call whose arguments match FAULT_MATCH blocks, before or after running, until the test removes the
-// gate file. The scripts themselves carry no test hook.
+// gate file; or (during) runs in the foreground, as from a terminal, and marks the gate reached once the engine
+// sends a stop signal to a container FAULT_EVENTS names. The scripts themselves carry no test hook.
 //
 // STACK_TEMPLATES_DIR=<dir> generates the stack from other templates (docs/testing.md: how these tests were
 // run against the scripts of main to show each fails there).
@@ -272,37 +273,53 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
     }
   }
 
+  /**
+   * `image` taking 6 s to stop, as a server finishing its requests does: a shell in front of its entrypoint
+   * passes SIGTERM on after 6 s. Tagged stackwright-test/<name>-slow-stop:faults.
+   */
+  async function slowStopping(image: string, name: string): Promise<string> {
+    const ref = `stackwright-test/${name}-slow-stop:faults`;
+    const config = JSON.parse(await dockerOk(['image', 'inspect', '--format', '{{json .Config}}', image])) as { Entrypoint: string[] | null; Cmd: string[] | null; User: string };
+    const wrapper = ['#!/bin/sh', '"$@" & child=$!', 'trap \'sleep 6; kill -TERM "$child"\' TERM', 'wait "$child"; wait "$child"', ''].join('\n');
+    await dockerOk(['build', '-q', '-t', ref, '-'], {
+      input: [
+        `FROM ${image}`,
+        'USER root',
+        `RUN echo ${Buffer.from(wrapper).toString('base64')} | base64 -d > /slow-stop && chmod 755 /slow-stop`,
+        `USER ${config.User || 'root'}`,
+        `ENTRYPOINT ${JSON.stringify(['/slow-stop', ...(config.Entrypoint ?? [])])}`,
+        // an ENTRYPOINT resets the CMD an image inherits: it is given again
+        ...(config.Cmd ? [`CMD ${JSON.stringify(config.Cmd)}`] : []),
+        '',
+      ].join('\n'),
+    });
+    return ref;
+  }
+  /** The stop signal sent to `service`'s container (docker events filters for the wrapper's `during` gate). */
+  const stopOf = (service: string) => ({ FAULT_EVENTS: `label=com.docker.compose.project=${stack.project} label=com.docker.compose.service=${service}` });
+  const onImage = async (service: string, variable: string, image: string) => {
+    stack.setEnv(variable, image);
+    assertSucceeded(await stack.compose(['up', '-d', '--wait', '--wait-timeout', '300', service]), `${service} on ${image}`);
+  };
+
   // A Ctrl-C reaches Compose too: it gives up while a container is still stopping (the engine carries on with
   // the stop), and that container ends after Compose has gone. Starting what ran must wait for it, not take a
-  // stopping container for a running one. Here Caddy takes 6 s to stop, as a server finishing its requests
-  // does: an image of the test wraps it in a shell that passes SIGTERM on after 6 s.
+  // stopping container for a running one. Here Caddy takes 6 s to stop (slowStopping).
   test('backup.sh: SIGINT while Compose stops the stack, Caddy still stopping: what ran starts again, the partial backup goes', async () => {
     const want = await rows();
     const before = backups();
     const caddyImage = stack.env('CADDY_IMAGE') ?? 'caddy:2.11.4-alpine';
-    const slow = 'stackwright-test/caddy-slow-stop:faults';
-    // an ENTRYPOINT resets the CMD an image inherits: it is given again
-    const cmd = (await dockerOk(['image', 'inspect', '--format', '{{json .Config.Cmd}}', caddyImage])).trim();
-    const wrapper = ['#!/bin/sh', '"$@" & child=$!', 'trap \'sleep 6; kill -TERM "$child"\' TERM', 'wait "$child"; wait "$child"', ''].join('\n');
-    await dockerOk(['build', '-q', '-t', slow, '-'], { input: `FROM ${caddyImage}\nRUN echo ${Buffer.from(wrapper).toString('base64')} | base64 -d > /slow-stop && chmod 755 /slow-stop\nENTRYPOINT ["/slow-stop"]\nCMD ${cmd}\n` });
-    const caddyOn = async (image: string) => {
-      stack.setEnv('CADDY_IMAGE', image);
-      assertSucceeded(await stack.compose(['up', '-d', '--wait', '--wait-timeout', '120', 'caddy']), `caddy on ${image}`);
-    };
     try {
-      await caddyOn(slow);
-      const run = startScript('backup.sh', [], { match: '^compose stop$', when: 'during' }, { FAULT_EVENTS: `label=com.docker.compose.project=${stack.project} label=com.docker.compose.service=caddy` });
-      await reached(run);
-      process.kill(-run.pid, 'SIGINT');
-      const result = await run.done;
-      assert.notEqual(result.code, 0, `exit 0 after SIGINT:\n${result.stdout}`);
+      await onImage('caddy', 'CADDY_IMAGE', await slowStopping(caddyImage, 'caddy'));
+      const run = startScript('backup.sh', [], { match: '^compose stop$', when: 'during' }, stopOf('caddy'));
+      const result = await interrupt(run, 'SIGINT');
       // a Caddy still stopping when the script ended has ended by now
       await new Promise((r) => setTimeout(r, 8000));
       await asBefore(want);
       noPartialBackup(before);
       namesSignal(result, 'SIGINT');
     } finally {
-      await caddyOn(caddyImage);
+      await onImage('caddy', 'CADDY_IMAGE', caddyImage);
     }
   });
 
@@ -357,6 +374,32 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
       await asBefore(want);
     });
   }
+
+  // Compose recreates a container in steps (the old one stopped, renamed and removed, a new one made under its
+  // name); a Ctrl-C reaches Compose while the old n8n is still stopping (it takes 6 s: slowStopping)
+  test('update.sh: SIGINT while Compose recreates n8n, its old container still stopping: the previous images run again; a re-run succeeds', async () => {
+    const want = await rows();
+    try {
+      const before = await slowStopping(n8nImage, 'n8n');
+      await onImage('n8n', 'N8N_IMAGE', before);
+      const old = await n8nRuns();
+      stack.setEnv('N8N_IMAGE', await nextN8n('next'));
+      const run = startScript('update.sh', ['--no-backup'], { match: '^compose up -d --remove-orphans$', when: 'during' }, stopOf('n8n'));
+      const result = await interrupt(run, 'SIGINT');
+      // an old n8n still stopping when the script ended has ended by now
+      await new Promise((r) => setTimeout(r, 8000));
+      await asBefore(want);
+      assert.equal(await n8nRuns(), old, 'n8n runs its image from before the update');
+      assert.equal(stack.env('N8N_IMAGE'), before, '.env names the image that runs');
+      namesSignal(result, 'SIGINT');
+      stack.setEnv('N8N_IMAGE', await nextN8n('next'));
+      assertSucceeded(await stack.script('update.sh', ['--no-backup']), 'update.sh again');
+      assert.notEqual(await n8nRuns(), old);
+    } finally {
+      await onImage('n8n', 'N8N_IMAGE', n8nImage);
+    }
+    await asBefore(want);
+  });
 
   test('update.sh: the Docker daemon restarted during the recreate: the update waits for it and rolls back; --rollback works after', ciOrAll(false), async () => {
     const want = await rows();
