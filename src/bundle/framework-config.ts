@@ -8,13 +8,15 @@ import type { FrameworkManifest, FrameworkPlugin } from '../catalogue/types.js';
 // every string double-quoted, as the templates' `it.yaml` writes scalars, so the shared part and the
 // framework's own section read alike
 import { dumpQuotedListKept, dumpQuotedYaml, dumpQuotedYamlKept } from '../emit/yaml-dump.js';
+import { deepFreeze } from '../freeze.js';
+import { perObject } from '../memo.js';
 
 /** The template context's parts the shared document reads (bundle/plugin-files.ts builds them). */
 export interface ReferenceContext {
   stack: { name: string; domain: string | null; deployment: string };
   self: { id: string; host: string; url: string | null; ports: { container: number; host: number | null; web: boolean }[] } | null;
   services: { id: string; name: string; kind: string; category: string | null; host: string; url: string | null; ports: { container: number; web: boolean }[]; secrets: readonly string[] }[];
-  skills: { id: string; name: string; dir: string; skills: { id: string; name: string; description: string }[] }[];
+  skills: readonly { id: string; name: string; dir: string; skills: readonly { id: string; name: string; description: string }[] }[];
 }
 
 /**
@@ -62,7 +64,7 @@ function commentLines(text: string, indent: string): string {
 function section(key: string, value: unknown, comments: Readonly<Record<string, string>>): string {
   // a list's items (the services) and the skill packs recur from stack to stack: their texts are kept
   let text = Array.isArray(value) ? dumpQuotedListKept(key, value)
-    : key === 'skills' ? dumpQuotedYamlKept({ [key]: value })
+    : key === 'skills' ? skillsText(value as SkillsSection)
       : dumpQuotedYaml({ [key]: value });
   for (const [target, comment] of Object.entries(comments)) {
     const [top, child] = target.split('.');
@@ -110,14 +112,23 @@ function referenceDocument(plugin: FrameworkPlugin, role: string, native: boolea
       secretEnv: s.secrets,
     })),
     companions: companions.map((s) => ({ id: s.id, name: s.name, host: s.host, url: s.url })),
-    skills: {
-      packs: context.skills.map((pack) => ({
-        id: pack.id, name: pack.name, dir: pack.dir,
-        skills: pack.skills.map((sk) => ({ id: sk.id, name: sk.name, description: sk.description, file: `${pack.dir}/${sk.id}/SKILL.md` })),
-      })),
-    },
+    skills: skillsSection(context.skills),
   };
 }
+
+/**
+ * The skill packs' section, by the packs' context: plugin-files.ts hands over the same frozen array while a
+ * stack's packs and their folder stay the same, so the section and its text (a few KB with every skill's
+ * description) are made once for it rather than for every stack, and looked up without their JSON.
+ */
+const skillsSection = perObject((packs: ReferenceContext['skills']) => deepFreeze({
+  packs: packs.map((pack) => ({
+    id: pack.id, name: pack.name, dir: pack.dir,
+    skills: pack.skills.map((sk) => ({ id: sk.id, name: sk.name, description: sk.description, file: `${pack.dir}/${sk.id}/SKILL.md` })),
+  })),
+}));
+type SkillsSection = ReturnType<typeof skillsSection>;
+const skillsText = perObject((section: SkillsSection) => dumpQuotedYamlKept({ skills: section }));
 
 /**
  * The reference file's shared part (ending in a line break), for the framework in `context.self` placed

@@ -1,6 +1,6 @@
 // Files rendered from plugin templates: framework configs, service config files, proxy configs, and the
 // skill files of the selected packs. The template context is the closed set docs/plugins.md lists.
-import type { ContainerPlugin, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
+import type { ContainerPlugin, FrameworkPlugin, ProxyPlugin, ServicePlugin, SkillPackPlugin } from '../catalogue/types.js';
 import { ApiError } from '../errors.js';
 import { compileTemplate, failingLine, renderTemplate, templateErrorMessage, type CompiledTemplate } from '../templating.js';
 import { addressOf, type Viewer } from '../model/addresses.js';
@@ -10,6 +10,7 @@ import { clientKeys, nativeSkillsDir, portsOf, type StackMember, type StackModel
 import { lockedAuthFile } from './proxy-auth.js';
 import { frameworkHome, referenceConfig } from './framework-config.js';
 import { recordOf } from '../record-of.js';
+import { deepFreeze } from '../freeze.js';
 
 interface ServiceEntry {
   id: string;
@@ -79,19 +80,43 @@ function pluginContext(shared: ReturnType<typeof sharedContext>, member: StackMe
 }
 
 /** The skill packs as a member's templates see them: the same for every member but a framework (its own folder). */
-function skillsContext(model: StackModel, member: StackMember) {
-  return model.resolution.skillPacks.map((p) => ({
+type SkillsContext = readonly Readonly<{ id: string; name: string; dir: string; skills: readonly Readonly<{ id: string; name: string; description: string }>[] }>[];
+
+/**
+ * The last skill packs context built for each framework (and for the services, under SERVICE_SKILLS), with the
+ * packs and the folder it was built from: a stack whose packs and folder are the same gets the same
+ * frozen array, so what is built from it (the reference file's skills section) is kept by that array
+ * (framework-config.ts). A hot reload's packs are new objects, so nothing of an older catalogue comes back.
+ */
+const keptSkills = new WeakMap<object, { packs: readonly SkillPackPlugin[]; base: string; value: SkillsContext }>();
+const SERVICE_SKILLS = {};
+
+function skillsContext(model: StackModel, member: StackMember): SkillsContext {
+  const packs = model.resolution.skillPacks;
+  const base = skillsBase(model, member);
+  const owner = member.plugin.kind === 'framework' ? member.plugin : SERVICE_SKILLS;
+  const kept = keptSkills.get(owner);
+  if (kept && kept.base === base && kept.packs.length === packs.length && kept.packs.every((p, i) => samePack(p, packs[i]))) return kept.value;
+  const value = deepFreeze(packs.map((p) => ({
     id: p.id,
     name: p.manifest.name,
-    dir: skillDir(model, member, p.id),
+    dir: `${base}/${p.id}`,
     skills: p.skills.map((s) => ({ id: s.id, name: s.name, description: s.description })),
-  }));
+  })));
+  keptSkills.set(owner, { packs: [...packs], base, value });
+  return value;
 }
 
-function skillDir(model: StackModel, member: StackMember, packId: string): string {
-  if (member.plugin.kind !== 'framework') return `skills/${packId}`;
+/** The same pack with the same skills: resolve.ts gives a pack of fewer skills (those its optional services allow) as a new object each time. */
+function samePack(a: SkillPackPlugin, b: SkillPackPlugin): boolean {
+  return a === b || (a.manifest === b.manifest && a.id === b.id && a.skills.length === b.skills.length && a.skills.every((skill, i) => skill === b.skills[i]));
+}
+
+/** The folder a member finds the skill packs in, one sub-folder a pack. */
+function skillsBase(model: StackModel, member: StackMember): string {
+  if (member.plugin.kind !== 'framework') return 'skills';
   const fw = member.plugin as FrameworkPlugin;
-  return member.placement === 'native' ? `${nativeSkillsDir(model.options.name, fw)}/${packId}` : `${fw.manifest.skillsTarget}/${packId}`;
+  return member.placement === 'native' ? nativeSkillsDir(model.options.name, fw) : fw.manifest.skillsTarget;
 }
 
 function skillsReadme(model: StackModel): string {

@@ -18,6 +18,13 @@ describe('skills for optional services', () => {
     assert.ok(!Object.values(without).some((text) => /opensearch-hybrid/.test(text)), 'no file names the left-out skill');
     const withOs = generator.generate({ name: 'hs-os', services: ['elasticsearch', 'opensearch'], skills: ['hybrid-search'] }).files;
     assert.deepEqual([...new Set(names(withOs))], ['hybrid-query', 'index-with-vectors', 'opensearch-hybrid']);
+    // the framework's reference file lists the pack's skills of each stack: its skills section is kept while a
+    // stack's packs stay the same (plugin-files.ts), and a pack of fewer skills is another pack
+    const reference = (files: Record<string, string>) => Object.entries(files).find(([f]) => /^configs\/[^/]+\/config\.yaml$/.test(f))![1];
+    assert.match(reference(withOs), /opensearch-hybrid/);
+    const again = generator.generate({ name: 'hs-es-again', services: ['elasticsearch'], skills: ['hybrid-search'] }).files;
+    assert.ok(!Object.values(again).some((text) => /opensearch-hybrid/.test(text)), 'after a stack with the skill, no file of a stack without it names it');
+    assert.equal(reference(again), reference(without).replaceAll('hs-es', 'hs-es-again'));
   });
 
   test('the loader refuses a skillServices entry for an unknown skill or a service the pack does not list as optional', () => {
