@@ -150,6 +150,19 @@ export function dumpYamlNested(value: Record<string, unknown>): string {
   return dumpYaml(value).replace(/^(?=.)/gm, '  ');
 }
 
+/**
+ * The entries of `value` as they stand at `level` inside a document dumped with DUMP_OPTIONS: each starts a
+ * line of its own (a line break, then the level's indentation). A block mapping's entries are independent
+ * lines, so a document can be put together from such texts (compose.ts keeps parts of a block). '' for no
+ * entry; undefined for a value outside the subset laid out here (the caller dumps the whole document).
+ */
+export function dumpEntriesAt(value: Readonly<Record<string, unknown>>, level: number): string | undefined {
+  const out: string[] = [];
+  if (!writeMapping(EMITTED, value, level, false, out)) return undefined;
+  // no entry: writeMapping writes the {} of an empty mapping, which has no place among entries
+  return out.length === 1 && out[0] === '{}' ? '' : out.join('');
+}
+
 function dumpWith(s: Style, value: unknown): string {
   if (!isPlainObject(value)) return yaml.dump(value, s.options);
   const out: string[] = [];

@@ -64,4 +64,28 @@ describe('compose assembly', () => {
       assert.equal(cache.misses, misses, 'no block is dumped again for a new domain');
     }
   });
+
+  test('a framework\'s and the proxy\'s blocks, kept in parts, give the block dumped whole on a new selection', async () => {
+    const { shippedCatalogue } = await import('../support/server.js');
+    const { buildModel } = await import('../../src/model/build-model.js');
+    const { buildCompose } = await import('../../src/emit/compose/compose.js');
+    const { FragmentCache } = await import('../../src/cache/fragment-cache.js');
+    const shipped = shippedCatalogue();
+    for (const [preset, proxy, domain] of [['full-stack', 'caddy', 'example.com'], ['automation-hub', 'traefik', undefined], ['local-ai', 'nginx', 'ai.example.org']] as const) {
+      const services = [...shipped.presets.get(preset)!.manifest.services];
+      const skills = [...shipped.presets.get(preset)!.manifest.skills];
+      // every block kept from the whole preset first, then the preset less one service at a time: the
+      // framework's depends_on, service addresses and credentials and the proxy's depends_on change each time
+      const cache = new FragmentCache(1000);
+      let compared = 0;
+      for (const left of [undefined, ...services]) {
+        const r = resolve(shipped, { services: services.filter((s) => s !== left), skills, proxy, domain });
+        if (r.errors.length || r.conflicts.length) continue;
+        const model = buildModel(r, { name: 'parts', gpu: false, deployment: 'docker', domain, hardened: true });
+        assert.equal(buildCompose(model, cache), buildCompose(model, new FragmentCache(0)), `${preset} without ${left ?? 'nothing'}`);
+        compared++;
+      }
+      assert.ok(compared > 1, `${preset}: ${compared} selections compared`);
+    }
+  });
 });

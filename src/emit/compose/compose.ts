@@ -3,7 +3,7 @@
 import type { ContainerPlugin, EnvSpec, FrameworkPlugin, ProxyPlugin, ServicePlugin } from '../../catalogue/types.js';
 import { VALUE_REF } from '../../catalogue/rules.js';
 import { composeLiteral } from '../escape.js';
-import { dumpYaml, dumpYamlNested } from '../yaml-dump.js';
+import { dumpEntriesAt, dumpYaml, dumpYamlNested } from '../yaml-dump.js';
 import { joinedChunks, TextChunks } from '../../text-chunks.js';
 import { ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, databasesOf, envApplies, envKey, frameworkCredentials, imageRef, portsOf, type StackMember, type StackModel } from '../../model/model.js';
 import { imageVariable } from '../../model/env-names.js';
@@ -77,11 +77,63 @@ const volumeEntries = perObject((plugin: ContainerPlugin): string => {
  * new domain dumps no YAML again. Without a cache the block is dumped from the real inputs.
  */
 function serviceBlock(member: StackMember, input: FragmentInput, plugins: PluginLookup, cache: FragmentCache, domain: string | undefined): string {
+  if (cache.enabled && member.plugin.kind !== 'service') {
+    const block = blockFollowingSelection(member.plugin, input, plugins, cache, domain);
+    if (block !== undefined) return block;
+  }
   const dump = (inputs: FragmentInput) => dumpYamlNested({ [member.plugin.id]: serviceDefinition(member.plugin, inputs, plugins) });
   const urls = cache.enabled ? urlsWithDomainPlaceholder(input.urls, domain) : undefined;
   if (!urls) return cache.get('compose', member.plugin.hash, JSON.stringify(input), () => dump(input));
   const general = { ...input, urls };
   return bindDomain(cache.get('compose', member.plugin.hash, JSON.stringify(general), () => dump(general)), domain!);
+}
+
+/**
+ * The block of a framework or the proxy. Their depends_on (every service, or every routed one) and a
+ * framework's stack variables (the services' addresses, database URLs, model servers, client credentials)
+ * follow the selection, so a new selection would dump the whole block again, a framework's long start
+ * script included. Its own parts are kept instead, keyed by the inputs without those lists, and the lists'
+ * entries are written for this stack between them: the entries of a block mapping are independent lines, so
+ * this is the text of the whole block dumped (a test holds the two equal). undefined where a part is outside
+ * the dumper's subset: then the whole block is dumped.
+ */
+function blockFollowingSelection(plugin: ContainerPlugin, input: FragmentInput, plugins: PluginLookup, cache: FragmentCache, domain: string | undefined): string | undefined {
+  const urls = urlsWithDomainPlaceholder(input.urls, domain);
+  const own: FragmentInput = { ...input, urls: urls ?? input.urls, dependsOn: [], serviceUrls: [], extraSecrets: [], databaseUrls: [], modelEnv: [] };
+  const parts = cache.get('compose-parts', plugin.hash, JSON.stringify(own), () => blockParts(plugin, own, plugins));
+  if (!parts) return undefined;
+  const added = stackEnvironment(parts.ownEnvironment, input);
+  const addedText = dumpEntriesAt(added, 3);
+  const dependsOn = input.dependsOn.length ? dumpEntriesAt(dependsOnOf(input.dependsOn), 3) : '';
+  if (addedText === undefined || dependsOn === undefined) return undefined;
+  const environment = parts.environment + addedText;
+  // `environment:` and `depends_on:` are plain keys, written as the dumper writes a key whose value is a block mapping
+  const text = `${parts.head}${environment ? `\n    environment:${environment}` : ''}${parts.middle}${dependsOn ? `\n    depends_on:${dependsOn}` : ''}${parts.tail}\n`;
+  return urls ? bindDomain(text, domain!) : text;
+}
+
+/** The kept parts of a block (blockFollowingSelection): its first line and the entries before, in and after its environment. */
+interface BlockParts {
+  /** `  <id>:` and the entries before the environment */
+  head: string;
+  ownEnvironment: Readonly<Record<string, string>>;
+  /** the own environment's entries, a level deeper */
+  environment: string;
+  /** ports, volumes, health check */
+  middle: string;
+  /** extra_hosts, deploy, the policy keys, networks */
+  tail: string;
+}
+
+function blockParts(plugin: ContainerPlugin, own: FragmentInput, plugins: PluginLookup): BlockParts | null {
+  const ownEnvironment = ownEnvironmentOf(plugin, plugins, own);
+  // the block's first line: written at level 1 its entry starts a line of its own, whose line break a block drops
+  const head = dumpEntriesAt({ [plugin.id]: headOf(plugin, own) }, 1);
+  const environment = dumpEntriesAt(ownEnvironment, 3);
+  const middle = dumpEntriesAt(middleOf(plugin, own), 2);
+  const tail = dumpEntriesAt(tailOf(plugin, own), 2);
+  if (head === undefined || environment === undefined || middle === undefined || tail === undefined) return null;
+  return { head: head.slice(1), ownEnvironment: deepFreeze(ownEnvironment), environment, middle, tail };
 }
 
 /**
@@ -263,6 +315,16 @@ function containerView(nativeIds: readonly string[], urls: readonly [string, str
 }
 
 function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugins: PluginLookup): Record<string, unknown> {
+  const def = headOf(plugin, input);
+  const environment = environmentOf(plugin, plugins, input);
+  if (Object.keys(environment).length) def.environment = environment;
+  Object.assign(def, middleOf(plugin, input));
+  if (input.dependsOn.length) def.depends_on = dependsOnOf(input.dependsOn);
+  return Object.assign(def, tailOf(plugin, input));
+}
+
+/** A block's keys before its environment: image, platform, restart, entrypoint, command, init, shm_size, user, stdin_open and tty. */
+function headOf(plugin: ContainerPlugin, input: FragmentInput): Record<string, unknown> {
   const m = plugin.manifest;
   const fixed = fixedParts(plugin);
   // the pin lives in .env (<ID>_IMAGE), so one service can move forward or back without editing this file
@@ -280,15 +342,31 @@ function serviceDefinition(plugin: ContainerPlugin, input: FragmentInput, plugin
     def.stdin_open = true;
     def.tty = true;
   }
-  const environment = environmentOf(plugin, plugins, input);
-  if (Object.keys(environment).length) def.environment = environment;
+  return def;
+}
+
+/** A block's keys between its environment and depends_on: ports, volumes, healthcheck. */
+function middleOf(plugin: ContainerPlugin, input: FragmentInput): Record<string, unknown> {
+  const fixed = fixedParts(plugin);
+  const def: Record<string, unknown> = {};
   if (input.ports.length) {
     const bind = (p: FragmentInput['ports'][number]) => (p.public ? '' : p.loopback ? '127.0.0.1:' : `\${${BIND_VARIABLE}:-127.0.0.1}:`);
     def.ports = input.ports.map((p) => `${bind(p)}\${${p.variable}:-${p.host}}:${p.container}${p.protocol === 'udp' ? '/udp' : ''}`);
   }
   if (fixed.mounts.length) def.volumes = fixed.mounts;
   if (fixed.healthcheck) def.healthcheck = fixed.healthcheck;
-  if (input.dependsOn.length) def.depends_on = recordOf(input.dependsOn.map(([id, condition]) => [id, { condition }]));
+  return def;
+}
+
+/** depends_on: each service waited for, with its condition. */
+function dependsOnOf(dependsOn: FragmentInput['dependsOn']): Record<string, unknown> {
+  return recordOf(dependsOn.map(([id, condition]) => [id, { condition }]));
+}
+
+/** A block's keys after depends_on: extra_hosts, deploy, the policy keys, networks. */
+function tailOf(plugin: ContainerPlugin, input: FragmentInput): Record<string, unknown> {
+  const fixed = fixedParts(plugin);
+  const def: Record<string, unknown> = {};
   if (input.bareMetal) def.extra_hosts = ['host.docker.internal:host-gateway'];
   if (input.gpu) {
     def.deploy = { resources: { reservations: { devices: [{ driver: 'nvidia', count: 'all', capabilities: ['gpu'] }] } } };
@@ -339,6 +417,12 @@ const fixedParts = perObject((plugin: ContainerPlugin): FixedParts => {
 
 /** Compose `environment` of one plugin: every value is a reference into .env or an escaped literal. */
 function environmentOf(plugin: ContainerPlugin, plugins: PluginLookup, input: FragmentInput): Record<string, string> {
+  const env = ownEnvironmentOf(plugin, plugins, input);
+  return Object.assign(env, stackEnvironment(env, input));
+}
+
+/** The plugin's own variables (those of its manifest that apply), the Docker API's address, the proxy's ACME directory. */
+function ownEnvironmentOf(plugin: ContainerPlugin, plugins: PluginLookup, input: FragmentInput): Record<string, string> {
   const env: Record<string, string> = {};
   const view = containerView(input.nativeIds, input.urls);
   for (const spec of plugin.manifest.environment ?? []) {
@@ -346,14 +430,25 @@ function environmentOf(plugin: ContainerPlugin, plugins: PluginLookup, input: Fr
   }
   if (plugin.manifest.dockerApi && !('DOCKER_HOST' in env)) env.DOCKER_HOST = DOCKER_HOST;
   if (input.acme) env[ACME_CA_VARIABLE] = `\${${ACME_CA_VARIABLE}:-${ACME_CA_DEFAULT}}`;
-  for (const [name, url] of input.serviceUrls) if (!(name in env)) env[name] = composeLiteral(url);
-  for (const [name, url] of input.databaseUrls) if (!(name in env)) env[name] = url;
-  for (const { name, variable, fallback } of input.modelEnv) if (!(name in env)) env[name] = fallback === undefined ? `\${${variable}}` : `\${${variable}:-${fallback}}`;
+  return env;
+}
+
+/**
+ * What the stack adds after a plugin's own variables (`own`, whose names stay its own), in this order: the
+ * services' addresses, the URLs of its own databases, its model servers, the client credentials of the
+ * services its skill packs call.
+ */
+function stackEnvironment(own: Readonly<Record<string, string>>, input: FragmentInput): Record<string, string> {
+  const added: Record<string, string> = {};
+  const taken = (name: string) => name in own || name in added;
+  for (const [name, url] of input.serviceUrls) if (!taken(name)) added[name] = composeLiteral(url);
+  for (const [name, url] of input.databaseUrls) if (!taken(name)) added[name] = url;
+  for (const { name, variable, fallback } of input.modelEnv) if (!taken(name)) added[name] = fallback === undefined ? `\${${variable}}` : `\${${variable}:-${fallback}}`;
   for (const { key, secret } of input.extraSecrets) {
     // a generated secret must be there; a token the user creates later may still be empty
-    if (!(key in env)) env[key] = secret ? `\${${key}:?${key} is empty: run scripts/start.sh}` : `\${${key}}`;
+    if (!taken(key)) added[key] = secret ? `\${${key}:?${key} is empty: run scripts/start.sh}` : `\${${key}}`;
   }
-  return env;
+  return added;
 }
 
 function envReference(plugin: ContainerPlugin, spec: EnvSpec, plugins: PluginLookup, view: ValueView): string {
