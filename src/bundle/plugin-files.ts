@@ -79,7 +79,6 @@ function pluginContext(shared: ReturnType<typeof sharedContext>, member: StackMe
   };
 }
 
-/** The skill packs as a member's templates see them: the same for every member but a framework (its own folder). */
 type SkillsContext = readonly Readonly<{ id: string; name: string; dir: string; skills: readonly Readonly<{ id: string; name: string; description: string }>[] }>[];
 
 /**
@@ -91,6 +90,7 @@ type SkillsContext = readonly Readonly<{ id: string; name: string; dir: string; 
 const keptSkills = new WeakMap<object, { packs: readonly SkillPackPlugin[]; base: string; value: SkillsContext }>();
 const SERVICE_SKILLS = {};
 
+/** The skill packs as a member's templates see them: the same for every member but a framework (its own folder). */
 function skillsContext(model: StackModel, member: StackMember): SkillsContext {
   const packs = model.resolution.skillPacks;
   const base = skillsBase(model, member);

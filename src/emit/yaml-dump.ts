@@ -140,13 +140,9 @@ export function dumpQuotedListKept(key: string, items: readonly unknown[]): stri
  * pattern replace over every line of every block. A literal block's empty lines stay empty either way.
  */
 export function dumpYamlNested(value: Record<string, unknown>): string {
-  const out: string[] = [];
-  // the first entry of a mapping written at level 1 starts on a line of its own: that line break is dropped
-  if (isPlainObject(value) && writeMapping(EMITTED, value, 1, false, out) && out[0] === lineStart(1)) {
-    out[0] = indent(1);
-    out.push('\n');
-    return out.join('');
-  }
+  const entries = isPlainObject(value) ? dumpEntriesAt(value, 1) : undefined;
+  // the first entry written at level 1 starts on a line of its own: that line break is dropped
+  if (entries?.startsWith(lineStart(1))) return `${entries.slice(1)}\n`;
   return dumpYaml(value).replace(/^(?=.)/gm, '  ');
 }
 

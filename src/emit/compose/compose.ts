@@ -127,13 +127,13 @@ interface BlockParts {
 
 function blockParts(plugin: ContainerPlugin, own: FragmentInput, plugins: PluginLookup): BlockParts | null {
   const ownEnvironment = ownEnvironmentOf(plugin, plugins, own);
-  // the block's first line: written at level 1 its entry starts a line of its own, whose line break a block drops
-  const head = dumpEntriesAt({ [plugin.id]: headOf(plugin, own) }, 1);
   const environment = dumpEntriesAt(ownEnvironment, 3);
   const middle = dumpEntriesAt(middleOf(plugin, own), 2);
   const tail = dumpEntriesAt(tailOf(plugin, own), 2);
-  if (head === undefined || environment === undefined || middle === undefined || tail === undefined) return null;
-  return { head: head.slice(1), ownEnvironment: deepFreeze(ownEnvironment), environment, middle, tail };
+  if (environment === undefined || middle === undefined || tail === undefined) return null;
+  // the block's first line and the entries before its environment, without the block's closing line break
+  const head = dumpYamlNested({ [plugin.id]: headOf(plugin, own) }).slice(0, -1);
+  return { head, ownEnvironment: deepFreeze(ownEnvironment), environment, middle, tail };
 }
 
 /**
