@@ -4,7 +4,7 @@
 // and the image pins it wrote, so a later upgrade can tell the user's pins from ours.
 import crypto from 'node:crypto';
 import { STACKWRIGHT_VERSION } from '../version.js';
-import { chunkLines } from '../text-chunks.js';
+import { CHUNK_CHARS, chunkLines } from '../text-chunks.js';
 
 export const PROVENANCE_FILE = 'stackwright.json';
 /** The file whose `<SERVICE>_IMAGE=` lines are the image pins a generation wrote. */
@@ -46,6 +46,8 @@ function addPins(text: string, pins: Record<string, string>): void {
 
 /** sha256 of a file's content (or of its chunks, text-chunks.ts), as stackwright.json records it. */
 export function fileHash(content: string | readonly string[]): string {
+  // one call for a whole string: most files are small, and a Hash object costs more than hashing them
+  if (typeof content === 'string' && content.length < CHUNK_CHARS) return crypto.hash('sha256', content, 'hex');
   const hash = crypto.createHash('sha256');
   if (typeof content === 'string') hash.update(content);
   else for (const chunk of content) hash.update(chunk);
@@ -54,20 +56,23 @@ export function fileHash(content: string | readonly string[]): string {
 
 /**
  * The record; `known` holds hashes already computed for some of the files (the same content), `chunks` the
- * chunks of the large ones. A bundle bound into a shape gets its record from the shape's
- * (bundle-shape.ts), which is this record with gaps.
+ * chunks of the large ones, `names` the files' paths sorted (the record lists them in that order). A bundle
+ * bound into a shape gets its record from the shape's (bundle-shape.ts), which is this record with gaps.
  */
-export function provenance<R extends object>(request: R, fields: readonly (keyof R)[], catalogueRevision: string, files: ReadonlyMap<string, string>, known?: ReadonlyMap<string, string>, chunks?: ReadonlyMap<string, readonly string[]>): string {
+export function provenance<R extends object>(request: R, fields: readonly (keyof R)[], catalogueRevision: string, files: ReadonlyMap<string, string>, known?: ReadonlyMap<string, string>, chunks?: ReadonlyMap<string, readonly string[]>, names: readonly string[] = [...files.keys()].sort()): string {
   const sent: Record<string, unknown> = {};
   for (const f of fields) if (request[f] !== undefined) sent[f as string] = request[f];
-  const hashes: Record<string, string> = {};
-  for (const file of [...files.keys()].sort()) {
-    hashes[file] = known?.get(file) ?? fileHash(chunks?.get(file) ?? files.get(file)!);
-  }
-  return `${JSON.stringify({
+  const head = JSON.stringify({
     stackwright: { version: STACKWRIGHT_VERSION, catalogueRevision },
     request: sent,
     images: imagePins(chunks?.get(ENV_EXAMPLE_FILE) ?? files.get(ENV_EXAMPLE_FILE) ?? ''),
-    files: hashes,
-  }, null, 2)}\n`;
+  }, null, 2);
+  // the files' hashes written as JSON.stringify(..., null, 2) writes them: a record of a few hundred keys
+  // built and stringified cost more than the lines
+  let lines = '';
+  for (const file of names) {
+    const hash = known?.get(file) ?? fileHash(chunks?.get(file) ?? files.get(file)!);
+    lines += `${lines ? ',' : ''}\n    ${JSON.stringify(file)}: "${hash}"`;
+  }
+  return `${head.slice(0, -2)},\n  "files": ${lines ? `{${lines}\n  }` : '{}'}\n}\n`;
 }

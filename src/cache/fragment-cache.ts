@@ -3,9 +3,16 @@
 // a stale fragment. Bounded by entries and by bytes: a key holds the fragment's inputs as JSON and can
 // outweigh the fragment, and a 200-service stack's fragments are several times a small one's.
 import { LRUCache } from 'lru-cache';
+import { sameData } from '../same-data.js';
 
 export class FragmentCache {
   private readonly lru: LRUCache<string, { value: unknown }> | undefined;
+  /**
+   * Each plugin's last input and value of each kind (getByInput): a new selection changes few services'
+   * inputs, and comparing an input with the last one costs a fraction of its JSON key and the LRU lookup.
+   * One value a plugin and kind, dropped with the plugin (a hot reload's plugins are new objects) or this cache.
+   */
+  private readonly last = new Map<string, WeakMap<object, { input: unknown; value: unknown }>>();
   hits = 0;
   misses = 0;
 
@@ -33,6 +40,25 @@ export class FragmentCache {
     this.misses++;
     const value = build();
     this.lru.set(key, { value });
+    return value;
+  }
+
+  /**
+   * get(kind, plugin.hash, JSON.stringify(input), build), answered from the plugin's last input of this
+   * kind when `input` is the same data (sameData). `input` must be plain data (what its JSON names exactly)
+   * that, with the plugin, decides the value.
+   */
+  getByInput<T>(kind: string, plugin: { readonly hash: string }, input: unknown, build: () => T): T {
+    if (!this.lru) return build();
+    let last = this.last.get(kind);
+    if (!last) this.last.set(kind, (last = new WeakMap()));
+    const kept = last.get(plugin);
+    if (kept && sameData(kept.input, input)) {
+      this.hits++;
+      return kept.value as T;
+    }
+    const value = this.get(kind, plugin.hash, JSON.stringify(input), build);
+    last.set(plugin, { input, value });
     return value;
   }
 }

@@ -10,6 +10,7 @@
 // Two styles, each with the texts it kept: the emitters' documents, and the framework configs' reference
 // files (bundle/framework-config.ts), where every string value is double-quoted.
 import * as yaml from 'js-yaml';
+import { sameData } from '../same-data.js';
 
 /** The options of every emitted document: no line folding, no anchors, double quotes where quoting is needed. */
 export const DUMP_OPTIONS: yaml.DumpOptions = { lineWidth: -1, noRefs: true, quoteStyle: 'double', sortKeys: false };
@@ -70,6 +71,8 @@ class KeptTexts {
 const MAX_KEPT_CHARS = 4 * 1024 * 1024;
 const keptDocuments = new KeptTexts();
 const keptItems = new KeptTexts();
+/** The last item of each id in each list and its text (dumpQuotedListKept), by list key and id. */
+const lastItems = new Map<string, { item: unknown; text: string }>();
 
 /**
  * Data whose JSON tells it from every other value the dumper could be given: strings, booleans, null,
@@ -118,6 +121,14 @@ export function dumpQuotedListKept(key: string, items: readonly unknown[]): stri
   if (!items.length || keyText === OUTSIDE) return dumpQuotedYaml({ [key]: items });
   const out = [keyText, ':'];
   for (const item of items) {
+    // an item with an id (a service) is most often the same as the last item of that id in this list: compared
+    // with it, not looked up by its JSON
+    const id = typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string' ? `${key}\0${(item as { id: string }).id}` : undefined;
+    const last = id === undefined ? undefined : lastItems.get(id);
+    if (last !== undefined && sameData(last.item, item)) {
+      out.push(last.text);
+      continue;
+    }
     if (!isPlainData(item) || item === undefined) return dumpQuotedYaml({ [key]: items });
     const json = JSON.stringify(item);
     let text = keptItems.get(json);
@@ -127,6 +138,10 @@ export function dumpQuotedListKept(key: string, items: readonly unknown[]): stri
       if (!writeNode(QUOTED, item, 2, true, parts)) return dumpQuotedYaml({ [key]: items });
       settleIndicator(parts, 1, '-');
       keptItems.set(json, (text = parts.join('')));
+    }
+    if (id !== undefined) {
+      if (lastItems.size >= MAX_KEPT) lastItems.clear();
+      lastItems.set(id, { item, text });
     }
     out.push(text);
   }

@@ -3,6 +3,8 @@
 // all take addresses from here, so skills see the same URL wherever they run.
 import { portsOf, type StackMember, type StackModel } from './model.js';
 import { urlVariable } from './env-names.js';
+import type { ContainerPlugin } from '../catalogue/types.js';
+import { perObject } from '../memo.js';
 
 export type Viewer = 'container' | 'native';
 
@@ -31,13 +33,29 @@ export function addressOf(model: StackModel, member: StackMember, viewer: Viewer
   return { host, mainPort: main?.container ?? null, url: main ? `http://${host}:${port(main.container)}` : null };
 }
 
-/** [<PREFIX>_URL, base URL] of every service in the stack, as the viewer reaches it. */
-export function serviceUrlVariables(model: StackModel, viewer: Viewer): [string, string][] {
-  const out: [string, string][] = [];
+/**
+ * [<PREFIX>_URL, base URL] of every service in the stack, as the viewer reaches it. A container's address
+ * seen from a container is the plugin's alone (its name and container port): that pair is one frozen
+ * array per plugin, the same in every stack, so what is written from it can be kept by it (compose.ts).
+ */
+export function serviceUrlVariables(model: StackModel, viewer: Viewer): (readonly [string, string])[] {
+  const out: (readonly [string, string])[] = [];
   for (const m of model.members) {
     if (m.plugin.kind !== 'service') continue;
+    if (viewer === 'container' && m.placement === 'container') {
+      const pair = containerUrlVariable(m.plugin);
+      if (pair) out.push(pair);
+      continue;
+    }
     const { url } = addressOf(model, m, viewer);
     if (url) out.push([urlVariable(m.plugin.id), url]);
   }
   return out;
 }
+
+/** A container plugin's [<PREFIX>_URL, base URL] as other containers reach it, or null without a port: once per plugin. */
+const containerUrlVariable = perObject((plugin: ContainerPlugin): readonly [string, string] | null => {
+  const ports = plugin.manifest.ports ?? [];
+  const main = ports.find((p) => p.web) ?? ports[0];
+  return main ? Object.freeze([urlVariable(plugin.id), `http://${plugin.id}:${main.container}`] as const) : null;
+});

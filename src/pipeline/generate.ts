@@ -215,10 +215,15 @@ export class Generator {
   /** The frozen bundle: the files sorted by path, with the stack record (stackwright.json) of exactly these. */
   private assemble(request: GenerateRequest, summary: Bundle['summary'], entries: Iterable<[string, string]>, known?: ReadonlyMap<string, string>, chunks?: ReadonlyMap<string, readonly string[]>): Bundle {
     const files = new Map(entries);
-    files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, known, chunks));
+    // sorted once, for the record and the bundle (the default sort orders by UTF-16 code units, as `<` does)
+    const names = [...files.keys()].sort();
+    files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, known, chunks, names));
+    let at = 0;
+    while (at < names.length && names[at] < PROVENANCE_FILE) at++;
+    if (names[at] !== PROVENANCE_FILE) names.splice(at, 0, PROVENANCE_FILE);
     const bundle = deepFreeze({
       name: request.name,
-      files: recordOf([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+      files: recordOf(names.map((name) => [name, files.get(name)!] as const)),
       summary,
     });
     if (chunks) keepChunks(bundle, chunks);

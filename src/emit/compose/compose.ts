@@ -83,9 +83,9 @@ function serviceBlock(member: StackMember, input: FragmentInput, plugins: Plugin
   }
   const dump = (inputs: FragmentInput) => dumpYamlNested({ [member.plugin.id]: serviceDefinition(member.plugin, inputs, plugins) });
   const urls = cache.enabled ? urlsWithDomainPlaceholder(input.urls, domain) : undefined;
-  if (!urls) return cache.get('compose', member.plugin.hash, JSON.stringify(input), () => dump(input));
+  if (!urls) return cache.getByInput('compose', member.plugin, input, () => dump(input));
   const general = { ...input, urls };
-  return bindDomain(cache.get('compose', member.plugin.hash, JSON.stringify(general), () => dump(general)), domain!);
+  return bindDomain(cache.getByInput('compose', member.plugin, general, () => dump(general)), domain!);
 }
 
 /**
@@ -100,11 +100,10 @@ function serviceBlock(member: StackMember, input: FragmentInput, plugins: Plugin
 function blockFollowingSelection(plugin: ContainerPlugin, input: FragmentInput, plugins: PluginLookup, cache: FragmentCache, domain: string | undefined): string | undefined {
   const urls = urlsWithDomainPlaceholder(input.urls, domain);
   const own: FragmentInput = { ...input, urls: urls ?? input.urls, dependsOn: [], serviceUrls: [], extraSecrets: [], databaseUrls: [], modelEnv: [] };
-  const parts = cache.get('compose-parts', plugin.hash, JSON.stringify(own), () => blockParts(plugin, own, plugins));
+  const parts = cache.getByInput('compose-parts', plugin, own, () => blockParts(plugin, own, plugins));
   if (!parts) return undefined;
-  const added = stackEnvironment(parts.ownEnvironment, input);
-  const addedText = dumpEntriesAt(added, 3);
-  const dependsOn = input.dependsOn.length ? dumpEntriesAt(dependsOnOf(input.dependsOn), 3) : '';
+  const addedText = stackEnvironmentText(parts.ownEnvironment, input);
+  const dependsOn = dependsOnText(input.dependsOn);
   if (addedText === undefined || dependsOn === undefined) return undefined;
   const environment = parts.environment + addedText;
   // `environment:` and `depends_on:` are plain keys, written as the dumper writes a key whose value is a block mapping
@@ -215,7 +214,7 @@ interface FragmentInput {
   /** .env keys of the client credentials a framework receives (of the services its skill packs use) */
   extraSecrets: { key: string; secret: boolean }[];
   /** framework containers: <PREFIX>_URL → each service's address on the stack network */
-  serviceUrls: [string, string][];
+  serviceUrls: (readonly [string, string])[];
   /** frameworks: <PREFIX>_MODEL and <PREFIX>_API_KEY of the model servers they are wired to (model-servers.ts) */
   modelEnv: ModelServerVariable[];
   /** frameworks: <SERVER>_DATABASE_URL of their own databases */
@@ -243,7 +242,7 @@ function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<st
   const required = requiredOf(plugin);
   let deps: readonly string[] = [...required];
   let extraSecrets: FragmentInput['extraSecrets'] = [];
-  let serviceUrls: [string, string][] = [];
+  let serviceUrls: FragmentInput['serviceUrls'] = [];
   if (plugin.kind === 'framework') {
     // a framework drives the services of the stack: it starts after them, knows where each is, and
     // holds the client credentials of those its skill packs call (DECISIONS "Secrets")
@@ -444,12 +443,79 @@ function stackEnvironment(own: Readonly<Record<string, string>>, input: Fragment
   for (const [name, url] of input.serviceUrls) if (!taken(name)) added[name] = composeLiteral(url);
   for (const [name, url] of input.databaseUrls) if (!taken(name)) added[name] = url;
   for (const { name, variable, fallback } of input.modelEnv) if (!taken(name)) added[name] = fallback === undefined ? `\${${variable}}` : `\${${variable}:-${fallback}}`;
-  for (const { key, secret } of input.extraSecrets) {
-    // a generated secret must be there; a token the user creates later may still be empty
-    if (!taken(key)) added[key] = secret ? `\${${key}:?${key} is empty: run scripts/start.sh}` : `\${${key}}`;
-  }
+  for (const credential of input.extraSecrets) if (!taken(credential.key)) added[credential.key] = credentialReference(credential);
   return added;
 }
+
+/**
+ * dumpEntriesAt(stackEnvironment(own, input), 3): entry by entry, the entries of a service's address and of a
+ * service's client credential (the same objects in every stack: addresses.ts, model.ts clientVariables)
+ * written once and kept by those objects. A new selection changes a few of a framework's hundreds of them.
+ */
+function stackEnvironmentText(own: Readonly<Record<string, string>>, input: FragmentInput): string | undefined {
+  const added = new Set<string>();
+  const take = (name: string) => {
+    if (name in own || added.has(name)) return false;
+    added.add(name);
+    return true;
+  };
+  let text = '';
+  for (const pair of input.serviceUrls) {
+    if (!take(pair[0])) continue;
+    const entry = keptEntry(pair, () => ({ [pair[0]]: composeLiteral(pair[1]) }));
+    if (entry === undefined) return undefined;
+    text += entry;
+  }
+  // the rest are few: written with the dumper as one mapping, in stackEnvironment's order
+  const rest: Record<string, string> = {};
+  for (const [name, url] of input.databaseUrls) if (take(name)) rest[name] = url;
+  for (const { name, variable, fallback } of input.modelEnv) if (take(name)) rest[name] = fallback === undefined ? `\${${variable}}` : `\${${variable}:-${fallback}}`;
+  const restText = dumpEntriesAt(rest, 3);
+  if (restText === undefined) return undefined;
+  text += restText;
+  for (const credential of input.extraSecrets) {
+    if (!take(credential.key)) continue;
+    const entry = keptEntry(credential, () => ({ [credential.key]: credentialReference(credential) }));
+    if (entry === undefined) return undefined;
+    text += entry;
+  }
+  return text;
+}
+
+/** A framework's reference to a client credential: a generated secret must be there; a token the user creates later may still be empty. */
+function credentialReference({ key, secret }: { key: string; secret: boolean }): string {
+  return secret ? `\${${key}:?${key} is empty: run scripts/start.sh}` : `\${${key}}`;
+}
+
+/** Entry texts at level 3 by the frozen object they are written from (a fresh object's text is not kept). */
+const entryTexts = new WeakMap<object, string>();
+
+function keptEntry(source: object, entry: () => Record<string, string>): string | undefined {
+  const kept = entryTexts.get(source);
+  if (kept !== undefined) return kept;
+  const text = dumpEntriesAt(entry(), 3);
+  if (text !== undefined && Object.isFrozen(source)) entryTexts.set(source, text);
+  return text;
+}
+
+/** dumpEntriesAt(dependsOnOf(dependsOn), 3), each entry's text kept by its service and condition. */
+function dependsOnText(dependsOn: FragmentInput['dependsOn']): string | undefined {
+  let text = '';
+  for (const [id, condition] of dependsOn) {
+    let byId = dependsOnTexts.get(condition);
+    if (!byId) dependsOnTexts.set(condition, (byId = new Map()));
+    let entry = byId.get(id);
+    if (entry === undefined) {
+      entry = dumpEntriesAt(dependsOnOf([[id, condition]]), 3);
+      if (entry === undefined) return undefined;
+      // ids are the catalogue's plugin ids: a bounded set
+      byId.set(id, entry);
+    }
+    text += entry;
+  }
+  return text;
+}
+const dependsOnTexts = new Map<string, Map<string, string>>();
 
 function envReference(plugin: ContainerPlugin, spec: EnvSpec, plugins: PluginLookup, view: ValueView): string {
   // a value naming other plugins or addresses is the stack's; every other reference is the plugin's own (fixedParts)
