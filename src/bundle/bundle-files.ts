@@ -7,6 +7,7 @@ import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin, Servi
 import { compileTemplate, renderTemplate, renderTemplateChunks, templateErrorMessage, type CompiledTemplate } from '../templating.js';
 import { joinedChunks } from '../text-chunks.js';
 import { perObject, perString } from '../memo.js';
+import { deepFreeze } from '../freeze.js';
 import { isPublicDomain } from '../model/build-model.js';
 import { proxyFilePath, setupServiceName, volumeNames } from '../model/layout.js';
 import { imageVariable } from '../model/env-names.js';
@@ -79,7 +80,11 @@ const ROLE: Record<string, string> = { framework: 'agent framework', service: 's
 function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, NativeVariable[]>) {
   const { options, resolution } = model;
   const byId = new Map(model.members.map((m) => [m.plugin.id, m]));
+  // the variables by group, and the lists the scripts and the README take of them, in one pass
   const groups = new Map<string, { title: string; vars: typeof model.env }>();
+  const secrets: { key: string; length: number; charset: string; prefix: string }[] = [];
+  const required: string[] = [];
+  const optionalInputs: string[] = [];
   for (const v of model.env) {
     let group = groups.get(v.group);
     if (!group) {
@@ -87,7 +92,30 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
       groups.set(v.group, (group = { title, vars: [] }));
     }
     group.vars.push(v);
+    if (v.secret) secrets.push({ key: v.key, length: v.secret.length, charset: v.secret.charset, prefix: v.secret.prefix });
+    else if (v.example === '') (v.required ? required : optionalInputs).push(v.key);
   }
+  // the per-member lists, from each plugin's facts (read off its manifest once), in one pass
+  const volumes: string[] = [];
+  const dumps: NonNullable<PluginFacts['dump']>[] = [];
+  const imageVariables: PluginFacts['imageVariable'][] = [];
+  const hostMounts: PluginFacts['hostMounts'][number][] = [];
+  const unhardened: NonNullable<PluginFacts['unhardened']>[] = [];
+  const rootSockets: string[] = [];
+  const internet: NonNullable<PluginFacts['internet']>[] = [];
+  for (const m of model.members) {
+    const facts = pluginFacts(m.plugin);
+    if (m.placement === 'container') {
+      volumes.push(...facts.volumes);
+      if (facts.dump) dumps.push(facts.dump);
+      imageVariables.push(facts.imageVariable);
+      if (facts.unhardened) unhardened.push(facts.unhardened);
+    }
+    hostMounts.push(...facts.hostMounts);
+    if (facts.rootSocket) rootSockets.push(m.plugin.id);
+    if (facts.internet) internet.push(facts.internet);
+  }
+  if (model.dockerApiUsers.length) imageVariables.push(SOCKET_PROXY_IMAGE_VARIABLE);
   const proxy = resolution.proxy;
   const webPorts = model.ports.filter((p) => p.web);
   // local model servers of the stack (services tagged local-models)
@@ -118,22 +146,15 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
       docs: m.plugin.manifest.links.docs,
     })),
     envGroups: [...groups.values()],
-    secrets: model.env.filter((v) => v.secret).map((v) => ({ key: v.key, length: v.secret!.length, charset: v.secret!.charset, prefix: v.secret!.prefix })),
-    required: model.env.filter((v) => v.required && !v.secret && v.example === '').map((v) => v.key),
-    optionalInputs: model.env.filter((v) => !v.required && !v.secret && v.example === '').map((v) => v.key),
-    volumes: model.members.filter((m) => m.placement === 'container').flatMap((m) => volumeNames(m.plugin)),
+    secrets,
+    required,
+    optionalInputs,
+    volumes,
     // databases scripts/backup.sh --live dumps with their own tools inside their containers, and their volumes
-    dumps: model.members.filter((m) => m.placement === 'container' && m.plugin.kind === 'service' && (m.plugin as ServicePlugin).manifest.backup).map((m) => ({
-      service: m.plugin.id,
-      ...(m.plugin as ServicePlugin).manifest.backup!,
-      volumes: volumeNames(m.plugin),
-    })),
+    dumps,
     helperImage: HELPER_IMAGE,
     // each container service and the .env variable naming its image (scripts/update.sh puts them back on a rollback)
-    imageVariables: [
-      ...model.members.filter((m) => m.placement === 'container').map((m) => ({ service: m.plugin.id, variable: imageVariable(m.plugin.id) })),
-      ...(model.dockerApiUsers.length ? [{ service: SOCKET_PROXY_SERVICE, variable: imageVariable(SOCKET_PROXY_SERVICE) }] : []),
-    ],
+    imageVariables,
     backupKeep: { variable: BACKUP_KEEP_VARIABLE, default: BACKUP_KEEP_DEFAULT },
     urls: [
       ...webPorts.map((p) => ({ label: `${byId.get(p.plugin)!.plugin.manifest.name}, ${lowerFirst(p.description)}`, variable: p.variable, port: p.host, path: basePath(p.plugin, p.container), url: null as string | null, login: loginText(byId.get(p.plugin)!.plugin) })),
@@ -194,7 +215,7 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     bindVariable: BIND_VARIABLE,
     skills: resolution.skillPacks.map((p) => ({ id: p.id, name: p.manifest.name, skills: p.skills.map((s) => s.id) })),
     interactive,
-    hostMounts: model.members.flatMap((m) => (m.plugin.manifest.hostMounts ?? []).map((h) => ({ plugin: m.plugin.id, ...h }))),
+    hostMounts,
     natives: model.members.filter((m) => m.placement === 'native').map((m) => {
       const native = (m.plugin.manifest as { native?: NativeRecipe }).native!;
       return {
@@ -208,11 +229,10 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     portMoves: model.portMoves,
     hostPorts: model.ports.map((p) => ({ variable: p.variable, host: p.host, protocol: p.protocol })),
     hardened: model.options.hardened,
-    unhardened: model.members.filter((m) => m.placement === 'container' && m.plugin.manifest.hardening.unsupported)
-      .map((m) => ({ id: m.plugin.id, why: m.plugin.manifest.hardening.unsupported! })),
-    rootSockets: model.members.filter((m) => (m.plugin.manifest.hostMounts ?? []).some((h) => /docker\.sock$/.test(h.source))).map((m) => m.plugin.id),
+    unhardened,
+    rootSockets,
     socketProxy: model.dockerApiUsers.map((p) => ({ id: p.id, sections: p.manifest.dockerApi!.sections, write: p.manifest.dockerApi!.write })),
-    internet: model.members.filter((m) => m.plugin.manifest.internet).map((m) => ({ id: m.plugin.id, name: m.plugin.manifest.name, what: m.plugin.manifest.internet! })),
+    internet,
     // PRESET_OVERRIDES among them names the fields a preset made the generator ignore
     warnings: resolution.warnings,
     sh: shellQuote,
@@ -221,6 +241,24 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     oneLine,
   };
 }
+
+/** What the bundle files list of a plugin wherever it is in a stack, read off its manifest once (frozen: shared by every stack). */
+const pluginFacts = perObject((plugin: ContainerPlugin) => {
+  const m = plugin.manifest;
+  const backup = plugin.kind === 'service' ? (plugin as ServicePlugin).manifest.backup : undefined;
+  return deepFreeze({
+    volumes: volumeNames(plugin),
+    // (a container's) the .env variable naming its image: scripts/update.sh puts them back on a rollback
+    imageVariable: { service: plugin.id, variable: imageVariable(plugin.id) },
+    dump: backup ? { service: plugin.id, ...backup, volumes: volumeNames(plugin) } : null,
+    hostMounts: (m.hostMounts ?? []).map((h) => ({ plugin: plugin.id, ...h })),
+    unhardened: m.hardening.unsupported ? { id: plugin.id, why: m.hardening.unsupported } : null,
+    rootSocket: (m.hostMounts ?? []).some((h) => /docker\.sock$/.test(h.source)),
+    internet: m.internet ? { id: plugin.id, name: m.name, what: m.internet } : null,
+  });
+});
+type PluginFacts = ReturnType<typeof pluginFacts>;
+const SOCKET_PROXY_IMAGE_VARIABLE = Object.freeze({ service: SOCKET_PROXY_SERVICE, variable: imageVariable(SOCKET_PROXY_SERVICE) });
 
 /**
  * Text as one line, each run of white space one space. Most descriptions already are: they are given back

@@ -30,8 +30,9 @@ interface ServiceEntry {
 /** Where each member is reached from, for a reader in a container or on the host. */
 function serviceEntries(model: StackModel, viewer: Viewer): ServiceEntry[] {
   return model.members.filter((m) => m.plugin.kind !== 'proxy').map((m) => {
-    const published = new Map(portsOf(model, m.plugin.id).map((p) => [p.container, p.host]));
-    const ports = (m.plugin.manifest.ports ?? []).map((p) => ({ container: p.container, host: published.get(p.container) ?? null, web: p.web ?? false }));
+    // a plugin has a port or two: a search of its published ports costs less than a map of them
+    const published = portsOf(model, m.plugin.id);
+    const ports = (m.plugin.manifest.ports ?? []).map((p) => ({ container: p.container, host: published.find((q) => q.container === p.container)?.host ?? null, web: p.web ?? false }));
     const address = addressOf(model, m, viewer);
     return {
       id: m.plugin.id,
@@ -48,16 +49,21 @@ function serviceEntries(model: StackModel, viewer: Viewer): ServiceEntry[] {
   });
 }
 
+/** Where the shared context keeps its entries by id: a symbol, so no template reads or lists it. */
+const ENTRIES = Symbol('entries by id');
+
 /** What every template of one stack sees alike, for readers in containers or on the host. */
 function sharedContext(model: StackModel, placement: StackMember['placement']) {
   const services = serviceEntries(model, placement);
-  const ids = new Set(services.map((s) => s.id));
+  const byId = new Map(services.map((s) => [s.id, s]));
   return {
     stack: { name: model.options.name, domain: model.options.domain ?? null, deployment: model.options.deployment },
     // whether a reverse proxy is in front, and whether it serves HTTPS
     proxy: model.resolution.proxy ? { id: model.resolution.proxy.id, name: model.resolution.proxy.manifest.name, https: model.https } : null,
     services,
-    has: (id: string) => ids.has(id),
+    has: (id: string) => byId.has(id),
+    /** each member's entry by id (a template's `self`), not a property of the context templates see */
+    [ENTRIES]: byId,
     routes: model.routes,
     https: model.https,
     publicUrls: recordOf(model.publicUrls),
@@ -74,7 +80,7 @@ function sharedContext(model: StackModel, placement: StackMember['placement']) {
 function pluginContext(shared: ReturnType<typeof sharedContext>, member: StackMember, skills: ReturnType<typeof skillsContext>) {
   return {
     ...shared,
-    self: shared.services.find((s) => s.id === member.plugin.id) ?? null,
+    self: shared[ENTRIES].get(member.plugin.id) ?? null,
     skills,
   };
 }

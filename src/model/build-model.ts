@@ -8,7 +8,7 @@ import type { Resolution } from './resolve.js';
 import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE } from './helper-image.js';
 import { SOCKET_PROXY_IMAGE, SOCKET_PROXY_MEMORY_MB, SOCKET_PROXY_SERVICE, SOCKET_PROXY_TAG } from './socket-proxy.js';
 import {
-  ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, envApplies, envKey, imageRef, LOG_VARIABLES, skillTokens, NATIVE_BIND_VARIABLE, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE,
+  ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, envApplies, envKey, groupedBy, imageRef, LOG_VARIABLES, skillTokens, NATIVE_BIND_VARIABLE, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE,
   type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
 } from './model.js';
 import { envPrefix, imageVariable, memoryVariable, portVariable } from './env-names.js';
@@ -165,16 +165,15 @@ const envEntries = perObject((plugin: ContainerPlugin): readonly EnvEntry[] => (
 /** Where a browser opens each plugin's first web port: its route, else its host port on this machine. */
 function buildPublicUrls(members: StackMember[], ports: PublishedPort[], routes: Route[]): Map<string, string> {
   const urls = new Map<string, string>();
-  // the first route and the first published port of each plugin's port, found by key (a search per member was quadratic)
-  const firstRoutes = new Map<string, Route>();
-  for (const r of routes) if (!firstRoutes.has(`${r.service}:${r.port}`)) firstRoutes.set(`${r.service}:${r.port}`, r);
-  const firstPublished = new Map<string, PublishedPort>();
-  for (const p of ports) if (!firstPublished.has(`${p.plugin}:${p.container}`)) firstPublished.set(`${p.plugin}:${p.container}`, p);
+  // each plugin's routes and published ports, by plugin (a search of the whole lists per member was quadratic;
+  // a plugin has a port or two, searched in order, so the first of a port is found)
+  const routesOf = groupedBy(routes, (r) => r.service);
+  const publishedOf = groupedBy(ports, (p) => p.plugin);
   for (const m of members) {
     const web = (m.plugin.manifest.ports ?? []).find((p) => p.web);
     if (!web) continue;
-    const route = firstRoutes.get(`${m.plugin.id}:${web.container}`);
-    const published = firstPublished.get(`${m.plugin.id}:${web.container}`);
+    const route = routesOf.get(m.plugin.id)?.find((r) => r.port === web.container);
+    const published = publishedOf.get(m.plugin.id)?.find((p) => p.container === web.container);
     let url: string;
     if (route) url = route.url.replace(/\/$/, '');
     else if (m.placement === 'native') url = `http://localhost:${web.container}`;

@@ -105,19 +105,22 @@ export interface StackModel {
   dockerApiUsers: readonly ContainerPlugin[];
 }
 
+/** The items by key, each list in the items' order. */
+export function groupedBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const list = out.get(key);
+    if (list) list.push(item);
+    else out.set(key, [item]);
+  }
+  return out;
+}
+
 /** One list of items per id, in the list's order (an index built once per model). */
 function indexBy<T>(cache: WeakMap<StackModel, Map<string, T[]>>, model: StackModel, items: readonly T[], idOf: (item: T) => string): Map<string, T[]> {
   let index = cache.get(model);
-  if (!index) {
-    index = new Map();
-    for (const item of items) {
-      const id = idOf(item);
-      const list = index.get(id);
-      if (list) list.push(item);
-      else index.set(id, [item]);
-    }
-    cache.set(model, index);
-  }
+  if (!index) cache.set(model, (index = groupedBy(items, idOf)));
   return index;
 }
 const portIndex = new WeakMap<StackModel, Map<string, PublishedPort[]>>();
