@@ -159,7 +159,10 @@ describe('the Swarm scripts', () => {
     assert.ok(calls().includes('service rollback --quiet swarmy_openclaw'), calls().join('\n'));
     assert.match(bad.stderr, /back on their previous images/);
     assert.equal(image(), original, '.env names the previous image again');
-    assert.match(deployEnv().get('OPENCLAW_IMAGE')!, /:broken$/, 'the failed deploy had the new image');
+    // the failed deploy had the new image; the rollback deployed the previous one again (a service whose update had
+    // completed goes back too)
+    assert.equal(calls().filter((c) => c.startsWith('stack deploy')).length, 3, calls().join('\n'));
+    assert.equal(deployEnv().get('OPENCLAW_IMAGE'), original, 'the rollback deployed the previous image');
     // a good update, then back
     const good = run('scripts/update.sh', ['openclaw=example/openclaw:2']);
     assert.equal(good.status, 0, good.stderr);

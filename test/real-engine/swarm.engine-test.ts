@@ -6,10 +6,14 @@
 // on the stack's attachable overlay network: Swarm publishes no port of a stack without a public domain), no
 // service definition holds a secret value the README does not name (the rest are Swarm secrets, read as files),
 // each consumer reaches only its own databases, a second deploy restarts no service (its setup jobs run again,
-// idempotent), a backup restores (a row changed after it is back as it was), and an update to a tag
-// that does not exist is rolled back (by Swarm and scripts/update.sh) with .env naming the previous image.
+// idempotent), a backup restores (a row changed after it is back as it was), an update to a tag that does
+// not exist is rolled back (by Swarm and scripts/update.sh) with .env naming the previous image, an update of
+// two services where one fails leaves both on their previous images (the one whose update had completed is
+// deployed back), and a Ctrl-C while Swarm updates rolls the update back.
 // The largest preset runs with --all only. `after` removes the stacks and leaves the swarm it made.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import * as yaml from 'js-yaml';
 import { after, before, describe, test } from 'node:test';
 import { assertSucceeded, databaseProblems, type DatabaseExec } from './checks.js';
@@ -224,6 +228,50 @@ for (const { label, request, options, update } of CASES) {
         assert.equal(stack.env(`${update.toUpperCase().replace(/-/g, '_')}_IMAGE`), previous);
         assert.equal((await dockerOk(['service', 'inspect', '--format', '{{.Spec.TaskTemplate.ContainerSpec.Image}}', `${stack.project}_${update}`])).trim(), image, 'the service runs its previous image');
         assert.deepEqual(notConverged(await replicas(stack.project)), []);
+      });
+
+      // the other service the case updates: its image under a second name, so that its update completes
+      const other = 'bookstack';
+      const specImage = async (service: string) => (await dockerOk(['service', 'inspect', '--format', '{{.Spec.TaskTemplate.ContainerSpec.Image}}', `${stack.project}_${service}`])).trim();
+      const imageVariable = (service: string) => `${service.toUpperCase().replace(/-/g, '_')}_IMAGE`;
+      const otherName = async () => {
+        const ref = 'stackwright-test/bookstack:other-name';
+        await dockerOk(['tag', await specImage(other), ref]);
+        return ref;
+      };
+
+      test('an update of two services, one to a tag that does not exist: both are back on their previous images, the one whose update completed too', async () => {
+        const before = { [update]: await specImage(update), [other]: await specImage(other) };
+        const envBefore = { [update]: stack.env(imageVariable(update)), [other]: stack.env(imageVariable(other)) };
+        const result = await stack.script('update.sh', [`${update}=stackwright-test/missing:never-built`, `${other}=${await otherName()}`], { ...NEVER, STACK_START_TIMEOUT: '240' });
+        assert.notEqual(result.code, 0, result.stdout);
+        assert.deepEqual({ [update]: await specImage(update), [other]: await specImage(other) }, before, `each service runs its previous image; update.sh said:\n${result.stderr}`);
+        assert.deepEqual({ [update]: stack.env(imageVariable(update)), [other]: stack.env(imageVariable(other)) }, envBefore, '.env names the previous images');
+        assert.match(result.stderr, /back on their previous images/);
+        assert.deepEqual(notConverged(await replicas(stack.project)), []);
+      });
+
+      test('update.sh interrupted (SIGINT to its process group, as a Ctrl-C) while Swarm updates: rolled back, .env as before, the signal named', async () => {
+        const before = await specImage(other);
+        const envBefore = stack.env(imageVariable(other));
+        const child = spawn('bash', [path.join(stack.dir, 'scripts', 'update.sh'), `${other}=${await otherName()}`], {
+          cwd: stack.dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NEVER },
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
+        child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+        const code = new Promise<number>((resolve) => child.on('close', (c, signal) => resolve(c ?? (signal ? 128 : 1))));
+        // the deploy was sent and the script waits for the services: the update is Swarm's now
+        for (let i = 0; i < 600 && !/waiting up to/.test(stdout) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 200));
+        assert.match(stdout, /waiting up to/, `update.sh did not get to its wait:\n${stderr}`);
+        process.kill(-child.pid!, 'SIGINT');
+        assert.notEqual(await code, 0, stdout);
+        assert.equal(await specImage(other), before, `${other} runs its previous image; update.sh said:\n${stderr}`);
+        assert.equal(stack.env(imageVariable(other)), envBefore, '.env names the previous image');
+        assert.deepEqual(notConverged(await replicas(stack.project)), []);
+        assert.match(stderr, /interrupted by SIGINT/);
+        assert.match(stderr, /back on their previous images/);
       });
     }
 
