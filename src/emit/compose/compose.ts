@@ -442,7 +442,7 @@ function stackEnvironment(own: Readonly<Record<string, string>>, input: Fragment
   const taken = (name: string) => name in own || name in added;
   for (const [name, url] of input.serviceUrls) if (!taken(name)) added[name] = composeLiteral(url);
   for (const [name, url] of input.databaseUrls) if (!taken(name)) added[name] = url;
-  for (const { name, variable, fallback } of input.modelEnv) if (!taken(name)) added[name] = fallback === undefined ? `\${${variable}}` : `\${${variable}:-${fallback}}`;
+  for (const server of input.modelEnv) if (!taken(server.name)) added[server.name] = modelServerReference(server);
   for (const credential of input.extraSecrets) if (!taken(credential.key)) added[credential.key] = credentialReference(credential);
   return added;
 }
@@ -469,7 +469,7 @@ function stackEnvironmentText(own: Readonly<Record<string, string>>, input: Frag
   // the rest are few: written with the dumper as one mapping, in stackEnvironment's order
   const rest: Record<string, string> = {};
   for (const [name, url] of input.databaseUrls) if (take(name)) rest[name] = url;
-  for (const { name, variable, fallback } of input.modelEnv) if (take(name)) rest[name] = fallback === undefined ? `\${${variable}}` : `\${${variable}:-${fallback}}`;
+  for (const server of input.modelEnv) if (take(server.name)) rest[server.name] = modelServerReference(server);
   const restText = dumpEntriesAt(rest, 3);
   if (restText === undefined) return undefined;
   text += restText;
@@ -480,6 +480,11 @@ function stackEnvironmentText(own: Readonly<Record<string, string>>, input: Frag
     text += entry;
   }
   return text;
+}
+
+/** A framework's reference to a model server's variable, with its fallback where it has one. */
+function modelServerReference({ variable, fallback }: ModelServerVariable): string {
+  return fallback === undefined ? `\${${variable}}` : `\${${variable}:-${fallback}}`;
 }
 
 /** A framework's reference to a client credential: a generated secret must be there; a token the user creates later may still be empty. */
