@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { readConfig, REPO_ROOT } from '../../src/config.js';
 import { Generator } from '../../src/pipeline/generate.js';
@@ -130,6 +131,12 @@ describe('scripts/backup.sh against real PostgreSQL and Redis servers', () => {
     assert.match(res.stderr, /refused: .* cannot be restored whole; nothing was changed/);
     assert.deepEqual(dockerLog().slice(before).filter((l) => /down|run --rm|volume create|exec/.test(l)), [], 'no container was stopped and no volume touched');
     assert.equal(sql('select count(*) from notes').stdout.trim(), '10');
+    assert.equal(fs.readFileSync(marker(), 'utf8'), '{"vectors":0}');
+    // gzip of a few bytes that are no tar: GNU tar lists it as an empty archive and succeeds; it is refused
+    fs.writeFileSync(archive, zlib.gzipSync('not a tar archive\n'));
+    const empty = run(['restore', damaged]);
+    assert.equal(empty.status, 1, empty.stdout);
+    assert.match(empty.stderr, /qdrant-storage\.tar\.gz is damaged \(tar -t fails or lists nothing\)/);
     assert.equal(fs.readFileSync(marker(), 'utf8'), '{"vectors":0}');
     // a missing dump is refused the same way
     fs.rmSync(path.join(damaged, 'redis.redis.gz'));

@@ -45,7 +45,7 @@ case "$*" in
       echo 'Error response from daemon: Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io: no such host' >&2
       exit 1
     fi ;;
-  "run --rm -v "*" du -sk /data") echo "\${FAKE_VOLUME_KB:-4}	/data" ;;
+  "run --rm --label stackwright.helper="*" -v "*" du -sk /data") echo "\${FAKE_VOLUME_KB:-4}	/data" ;;
   # one service's running container: the proxy runs when FAKE_PROXY_RUNNING says so
   "compose ps -q "*) [ -n "\${FAKE_PROXY_RUNNING:-}" ] && echo c1 ;;
   "run --rm -i "*) cat >/dev/null; printf 'stackwright:$2y$10$0123456789abcdefghijkuVWXYZ0123456789abcdefghijklmnopq\n\n' ;; # htpasswd -n ends its record with an empty line
@@ -65,11 +65,11 @@ case "$*" in
   "image inspect "*) [ -n "\${FAKE_PRESENT:-}" ] && [ "$3" = "\${FAKE_PRESENT}" ] || exit 1 ;;
   # the resolved compose file as Compose prints it: services at two spaces, their keys at four
   "compose config") printf 'name: x\nservices:\n  openclaw:\n    image: ghcr.io/openclaw/openclaw:2026.5.7\n  redis:\n    image: %s\nnetworks:\n  stack:\n    name: x\n' "\${FAKE_PULL_FAIL:-redis:7}" ;;
-  # the helper's archive of a volume: a real (empty) tar.gz where the backup folder is mounted
-  "run --rm -v "*"tar czf /backup/"*)
+  # the helper's archive of a volume: a real tar.gz of an empty folder (./ alone) where the backup folder is mounted
+  "run --rm --label stackwright.helper="*" -v "*"tar czf /backup/"*)
     for a in "$@"; do case $a in *:/backup) dest=\${a%:/backup} ;; /backup/*) file=\${a#/backup/} ;; esac; done
     if [ -n "\${FAKE_TAR_FAIL:-}" ]; then head -c 100 /dev/zero > "$dest/$file"; echo "tar: /backup/$file: Cannot write: No space left on device" >&2; exit 2; fi
-    tar czf "$dest/$file" -T /dev/null ;;
+    empty=$(mktemp -d); tar czf "$dest/$file" -C "$empty" .; rmdir "$empty" ;;
   inspect*Health*)
     if [ -n "\${FAKE_UNHEALTHY_UNTIL_TAG:-}" ] && ! grep -q '^tag ' ${JSON.stringify(log)}; then echo unhealthy:0; else echo healthy:0; fi ;;
   inspect*) echo /c1 ;;
@@ -195,7 +195,7 @@ describe('scripts/backup.sh', () => {
     const log = calls();
     assert.equal(log[log.indexOf('compose stop') + 1]?.startsWith('volume inspect saver_'), true, log.join('\n'));
     for (const volume of ['redis-data', 'qdrant-storage']) {
-      assert.ok(log.some((l) => l.startsWith(`run --rm -v saver_${volume}:/data:ro`) && l.includes(`tar czf /backup/${volume}.tar.gz`)), `${volume}:\n${log.join('\n')}`);
+      assert.ok(log.some((l) => l.startsWith(`run --rm --label stackwright.helper=saver -v saver_${volume}:/data:ro`) && l.includes(`tar czf /backup/${volume}.tar.gz`)), `${volume}:\n${log.join('\n')}`);
     }
     const start = log.indexOf('compose up -d --no-recreate openclaw redis');
     assert.ok(start > log.findIndex((l) => l.includes('tar czf')), `what ran is started again after the archives:\n${log.join('\n')}`);

@@ -6,14 +6,19 @@
 // on the stack's attachable overlay network: Swarm publishes no port of a stack without a public domain), no
 // service definition holds a secret value the README does not name (the rest are Swarm secrets, read as files),
 // each consumer reaches only its own databases, a second deploy restarts no service (its setup jobs run again,
-// idempotent), a backup restores (a row changed after it is back as it was), an update to a tag that does
-// not exist is rolled back (by Swarm and scripts/update.sh) with .env naming the previous image, an update of
-// two services where one fails leaves both on their previous images (the one whose update had completed is
-// deployed back), and a Ctrl-C while Swarm updates rolls the update back.
+// idempotent), archives that are gzip but no tar are refused before anything stops, a backup restores (a row
+// changed after it is back as it was, what it replaced kept), a backup interrupted leaves no folder, a restore
+// that fails part-way or is interrupted puts every volume back as it was (these four in the long run), an
+// update to a tag that does not exist is rolled back (by Swarm and scripts/update.sh) with .env naming the
+// previous image, an update of two services where one fails leaves both on their previous images (the one whose
+// update had completed is deployed back), and a Ctrl-C while Swarm updates rolls the update back.
 // The largest preset runs with --all only. `after` removes the stacks and leaves the swarm it made.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import * as yaml from 'js-yaml';
 import { after, before, describe, test } from 'node:test';
 import { assertSucceeded, databaseProblems, type DatabaseExec } from './checks.js';
@@ -71,6 +76,44 @@ function taskExec(stack: string): DatabaseExec {
   return async (service, env, argv) => {
     const id = (await dockerOk(['ps', '-q', '--filter', `label=com.docker.swarm.service.name=${stack}_${service}`])).split('\n')[0];
     return docker(['exec', ...env.flatMap((e) => ['-e', e]), id, ...argv]);
+  };
+}
+
+/**
+ * A tar archive that lists whole (tar -t succeeds) but whose unpacking fails: the file ./x, then ./x/y, which
+ * cannot be made under a file ("Not a directory"), as a disk that fills up mid-restore would fail it.
+ */
+function unpackableTar(): Buffer {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'stackwright-tar-'));
+  try {
+    mkdirSync(path.join(work, 'one'));
+    mkdirSync(path.join(work, 'two', 'x'), { recursive: true });
+    writeFileSync(path.join(work, 'one', 'x'), 'a file\n');
+    writeFileSync(path.join(work, 'two', 'x', 'y'), 'under a file\n');
+    execFileSync('tar', ['-C', path.join(work, 'one'), '-cf', path.join(work, 'a.tar'), './x']);
+    execFileSync('tar', ['-C', path.join(work, 'two'), '-rf', path.join(work, 'a.tar'), './x/y']);
+    return readFileSync(path.join(work, 'a.tar'));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** A stack script started in a process group of its own (a Ctrl-C reaches the group), its output gathered as it comes. */
+function startScript(stack: Stack, name: string, args: string[]) {
+  const child = spawn('bash', [path.join(stack.dir, 'scripts', name), ...args], {
+    cwd: stack.dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NEVER },
+  });
+  const run = { stdout: '', stderr: '', code: new Promise<number>((resolve) => child.on('close', (c, signal) => resolve(c ?? (signal ? 128 : 1)))) };
+  child.stdout.setEncoding('utf8').on('data', (c: string) => { run.stdout += c; });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => { run.stderr += c; });
+  return {
+    run,
+    /** until its output shows `line` (two minutes at most), then SIGINT to its process group, as a Ctrl-C */
+    async interruptAfter(line: RegExp): Promise<void> {
+      for (let i = 0; i < 600 && !line.test(run.stdout) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 200));
+      assert.match(run.stdout, line, `${name} did not get there:\n${run.stderr}`);
+      process.kill(-child.pid!, 'SIGINT');
+    },
   };
 }
 
@@ -199,13 +242,13 @@ for (const { label, request, options, update } of CASES) {
 
     if (update) {
       // two stops and redeploys of every service with data: minutes, so in the long run only (CI's time budget)
-      test('scripts/backup.sh, then --restore: a row written before the backup is back after the restore; every service converges', ciOrAll(false), async () => {
-        const exec = taskExec(stack.project);
-        const sql = async (query: string) => {
-          const r = await exec('postgresql', [], ['psql', '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-U', stack.env('POSTGRESQL_POSTGRES_USER') ?? 'stack', '-d', 'n8n', '-c', query]);
-          assertSucceeded(r, `psql ${query}`);
-          return r.stdout.trim();
-        };
+      const sql = async (query: string) => {
+        const r = await taskExec(stack.project)('postgresql', [], ['psql', '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-U', stack.env('POSTGRESQL_POSTGRES_USER') ?? 'stack', '-d', 'n8n', '-c', query]);
+        assertSucceeded(r, `psql ${query}`);
+        return r.stdout.trim();
+      };
+      /** A backup taken while the marker row reads 'before', and the row changed to 'after' since. */
+      const backupThenChange = async () => {
         await sql("CREATE TABLE IF NOT EXISTS swarm_backup_marker (v text); DELETE FROM swarm_backup_marker; INSERT INTO swarm_backup_marker VALUES ('before')");
         const backup = await stack.script('backup.sh', [], NEVER);
         assertSucceeded(backup, 'backup.sh');
@@ -213,10 +256,74 @@ for (const { label, request, options, update } of CASES) {
         assert.ok(dir, backup.stdout);
         assert.deepEqual(notConverged(await replicas(stack.project)), [], 'deployed again after the backup');
         await sql("UPDATE swarm_backup_marker SET v = 'after'");
+        return dir;
+      };
+
+      /** The Swarm backup's volumes, in the order it archives and restores them. */
+      const backupVolumes = () => /^volumes=\((.*)\)$/m.exec(stack.read('scripts/backup.sh'))![1].split(' ');
+
+      test('backup.sh --restore of a folder whose archives are gzip but no tar: refused before any service stops', async () => {
+        const bogus = path.join(stack.dir, 'backups', 'bogus');
+        mkdirSync(bogus, { recursive: true });
+        for (const volume of backupVolumes()) writeFileSync(path.join(bogus, `${volume}.tar.gz`), gzipSync('not a tar archive\n'));
+        const tasks = await serviceTasks(stack.project);
+        const restore = await stack.script('backup.sh', ['--restore', bogus], NEVER);
+        assert.notEqual(restore.code, 0, restore.stdout);
+        assert.match(restore.stderr, /has no whole \S+\.tar\.gz .*lists nothing.*: nothing was stopped/);
+        assert.deepEqual(await serviceTasks(stack.project), tasks, 'no service was scaled or restarted');
+        rmSync(bogus, { recursive: true });
+      });
+
+      // two stops and redeploys of every service with data: minutes, so in the long run only (CI's time budget)
+      test('scripts/backup.sh, then --restore: a row written before the backup is back after the restore; what it replaced is kept; every service converges', ciOrAll(false), async () => {
+        const dir = await backupThenChange();
         const restore = await stack.script('backup.sh', ['--restore', dir], NEVER);
         assertSucceeded(restore, 'backup.sh --restore');
         assert.deepEqual(notConverged(await replicas(stack.project)), [], 'deployed again after the restore');
         assert.equal(await sql('SELECT v FROM swarm_backup_marker'), 'before');
+        const kept = /scripts\/backup.sh --restore (backups\/before-restore-\S+) undoes it/.exec(restore.stdout)?.[1];
+        assert.ok(kept && existsSync(path.join(stack.dir, kept, 'postgresql-data.tar.gz')), restore.stdout);
+      });
+
+      test('backup.sh --restore failing part-way (the last volume\'s archive lists whole but cannot be unpacked): every volume is put back as it was, the stack deployed again, exit non-zero', ciOrAll(false), async () => {
+        const dir = await backupThenChange();
+        const broken = path.join(stack.dir, 'backups', 'broken');
+        cpSync(path.join(stack.dir, dir), broken, { recursive: true });
+        const last = backupVolumes().at(-1)!;
+        assert.notEqual(last, 'postgresql-data', 'the failing volume comes after the one the row lives in');
+        writeFileSync(path.join(broken, `${last}.tar.gz`), gzipSync(unpackableTar()));
+        const restore = await stack.script('backup.sh', ['--restore', broken], NEVER);
+        assert.notEqual(restore.code, 0, restore.stdout);
+        assert.match(restore.stdout, /restored postgresql-data/, 'the failure came after a volume was replaced');
+        assert.match(restore.stderr, /putting back what the volumes held/);
+        assert.match(restore.stderr, /nothing was restored: the volumes hold what they held before/);
+        assert.deepEqual(notConverged(await replicas(stack.project)), [], 'deployed again after the failed restore');
+        assert.equal(await sql('SELECT v FROM swarm_backup_marker'), 'after', 'the replaced volume was put back');
+      });
+
+      test('backup.sh interrupted (SIGINT to its process group) while it archives: no backup folder is left, partial or whole; the signal named; the stack deployed again', ciOrAll(false), async () => {
+        const backups = () => (existsSync(path.join(stack.dir, 'backups')) ? readdirSync(path.join(stack.dir, 'backups')).sort() : []);
+        const before = backups();
+        const script = startScript(stack, 'backup.sh', []);
+        await script.interruptAfter(/^saved /m);
+        const { run } = script;
+        assert.notEqual(await run.code, 0, run.stdout);
+        assert.match(run.stderr, /interrupted by SIGINT/);
+        assert.match(run.stderr, /no backup was written/);
+        assert.deepEqual(backups(), before, 'the partial folder was removed');
+        assert.deepEqual(notConverged(await replicas(stack.project)), [], 'deployed again after the interrupted backup');
+      });
+
+      test('backup.sh --restore interrupted (SIGINT to its process group) while it replaces the volumes: every volume is put back, the signal named, the stack deployed again', ciOrAll(false), async () => {
+        const dir = await backupThenChange();
+        const script = startScript(stack, 'backup.sh', ['--restore', dir]);
+        await script.interruptAfter(/what the restore replaces is saved/);
+        const { run } = script;
+        assert.notEqual(await run.code, 0, run.stdout);
+        assert.match(run.stderr, /interrupted by SIGINT/);
+        assert.match(run.stderr, /nothing was restored: the volumes hold what they held before/);
+        assert.deepEqual(notConverged(await replicas(stack.project)), [], 'deployed again after the interrupted restore');
+        assert.equal(await sql('SELECT v FROM swarm_backup_marker'), 'after', 'every volume put back');
       });
 
       test('an update to a tag that does not exist is rolled back; .env names the previous image again', async () => {
@@ -254,24 +361,16 @@ for (const { label, request, options, update } of CASES) {
       test('update.sh interrupted (SIGINT to its process group, as a Ctrl-C) while Swarm updates: rolled back, .env as before, the signal named', async () => {
         const before = await specImage(other);
         const envBefore = stack.env(imageVariable(other));
-        const child = spawn('bash', [path.join(stack.dir, 'scripts', 'update.sh'), `${other}=${await otherName()}`], {
-          cwd: stack.dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...NEVER },
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-        child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
-        const code = new Promise<number>((resolve) => child.on('close', (c, signal) => resolve(c ?? (signal ? 128 : 1))));
+        const script = startScript(stack, 'update.sh', [`${other}=${await otherName()}`]);
         // the deploy was sent and the script waits for the services: the update is Swarm's now
-        for (let i = 0; i < 600 && !/waiting up to/.test(stdout) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 200));
-        assert.match(stdout, /waiting up to/, `update.sh did not get to its wait:\n${stderr}`);
-        process.kill(-child.pid!, 'SIGINT');
-        assert.notEqual(await code, 0, stdout);
-        assert.equal(await specImage(other), before, `${other} runs its previous image; update.sh said:\n${stderr}`);
+        await script.interruptAfter(/waiting up to/);
+        const { run } = script;
+        assert.notEqual(await run.code, 0, run.stdout);
+        assert.equal(await specImage(other), before, `${other} runs its previous image; update.sh said:\n${run.stderr}`);
         assert.equal(stack.env(imageVariable(other)), envBefore, '.env names the previous image');
         assert.deepEqual(notConverged(await replicas(stack.project)), []);
-        assert.match(stderr, /interrupted by SIGINT/);
-        assert.match(stderr, /back on their previous images/);
+        assert.match(run.stderr, /interrupted by SIGINT/);
+        assert.match(run.stderr, /back on their previous images/);
       });
     }
 

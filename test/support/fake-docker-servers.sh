@@ -125,11 +125,13 @@ case "$*" in
       [[ " $* " == *" --label com.docker.compose.project=$project "* ]] || touch "$FAKE_ROOT/unlabelled/$name"
     fi ;;
   "volume inspect "*) [ -d "$FAKE_ROOT/volumes/${args[2]}" ] ;;
-  "run --rm -v "*)
-    # docker run --rm -v VOLUME:/data[:ro] -v DIR:/backup[:ro] IMAGE COMMAND...
-    volume=${args[3]%%:*} dir=${args[5]%%:*}
+  "run --rm "*)
+    # docker run --rm [--label K=V] -v VOLUME:/data[:ro] -v DIR:/backup[:ro] IMAGE COMMAND...
+    rest=("${args[@]:2}")
+    [ "${rest[0]}" != --label ] || rest=("${rest[@]:2}")
+    volume=${rest[1]%%:*} dir=${rest[3]%%:*}
     mkdir -p "$FAKE_ROOT/volumes/$volume"
-    cmd=("${args[@]:7}")
+    cmd=("${rest[@]:5}")
     cmd=("${cmd[@]//\/backup/$dir}")
     cmd=("${cmd[@]//\/data/$FAKE_ROOT/volumes/$volume}")
     "${cmd[@]}" || exit $?
