@@ -1,7 +1,8 @@
 // The Swarm bundle's scripts run for real, against a stand-in `docker` on PATH that records its calls (and the
 // environment `docker stack deploy` got): .env creation, the data label, the values passed to the stack
 // file, re-runs, required keys, an engine that is no Swarm manager, an update that fails and rolls back,
-// rollback.sh, remove.sh and status.sh. The real engine runs them in test/real-engine/swarm.engine-test.ts.
+// backup.sh's pruning (STACK_BACKUP_KEEP), rollback.sh, remove.sh and status.sh. The real engine runs them in
+// test/real-engine/swarm.engine-test.ts.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -131,6 +132,31 @@ describe('the Swarm scripts', () => {
     assert.notEqual(failed.status, 0);
     assert.match(failed.stderr, /could not create the Swarm secret for POSTGRESQL_POSTGRES_PASSWORD: the stack was not deployed/);
     assert.equal(calls().filter((c) => c.startsWith('stack deploy')).length, deploys);
+  });
+
+  test('backup.sh keeps the newest STACK_BACKUP_KEEP backups, leaves other folders, and a bad value stops it before any service scales', () => {
+    const { dir, run, calls } = setup(REQUEST);
+    assert.equal(run('scripts/deploy.sh').status, 0);
+    const backups = path.join(dir, 'backups');
+    const ours = ['20240101T000000Z', '20240102T000000Z', '20240103T000000Z'];
+    const others = ['before-restore-20240101T000000Z', 'mine', '20240104T000000Z.partial'];
+    for (const name of [...ours, ...others]) fs.mkdirSync(path.join(backups, name), { recursive: true });
+    fs.appendFileSync(path.join(dir, '.env'), 'STACK_BACKUP_KEEP=2\n');
+    const res = run('scripts/backup.sh');
+    assert.equal(res.status, 0, res.stderr + res.stdout);
+    const made = /backed up \d+ volume\(s\) to backups\/(\S+)/.exec(res.stdout)?.[1];
+    assert.ok(made && made > ours.at(-1)!, res.stdout);
+    // the new backup and the newest before it stay; a restore's copy is another kind (one, under 2), and the
+    // user's folder and a partial one are not backups of ours
+    assert.deepEqual(fs.readdirSync(backups).sort(), [ours[2], '20240104T000000Z.partial', made, 'before-restore-20240101T000000Z', 'mine'].sort());
+    assert.match(res.stdout, /removed the old backup backups\/20240101T000000Z \(STACK_BACKUP_KEEP=2\)/);
+    assert.ok(calls().includes('stack deploy --prune --detach=true --resolve-image always -c stack.yml swarmy'), 'deployed again');
+    fs.appendFileSync(path.join(dir, '.env'), 'STACK_BACKUP_KEEP=none\n');
+    const scaled = calls().filter((c) => c.startsWith('service scale')).length;
+    const bad = run('scripts/backup.sh');
+    assert.equal(bad.status, 1, bad.stdout);
+    assert.match(bad.stderr, /STACK_BACKUP_KEEP in \.env must be a whole number of at least 1 \(got 'none'\)/);
+    assert.equal(calls().filter((c) => c.startsWith('service scale')).length, scaled, 'no service was scaled');
   });
 
   test('deploy.sh stops before deploying on an engine that is no Swarm manager, and on a required value .env lacks', () => {

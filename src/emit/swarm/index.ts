@@ -5,7 +5,7 @@ import { imageVariable } from '../../model/env-names.js';
 import { proxyFilePath, setupServiceName, volumeNames } from '../../model/layout.js';
 import { PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackModel } from '../../model/model.js';
 import { SOCKET_PROXY_SERVICE } from '../../model/socket-proxy.js';
-import { HELPER_IMAGE } from '../../model/helper-image.js';
+import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE, HELPER_IMAGE } from '../../model/helper-image.js';
 import { shellQuote } from '../escape.js';
 import { TargetTemplates } from '../target-templates.js';
 import { buildStackFile, dataLabel, STACK_FILE } from './stack-file.js';
@@ -56,6 +56,7 @@ export function swarmFiles(model: StackModel, pluginFiles: ReadonlyMap<string, s
     secretValues: [...stackFile.plans].flatMap(([id, plan]) => plan.values.map((v) => ({ id, ...v }))),
     secretFiles: [...stackFile.plans].reduce((n, [, plan]) => n + plan.mounts.length, 0),
     helperImage: HELPER_IMAGE,
+    backupKeep: { variable: BACKUP_KEEP_VARIABLE, default: BACKUP_KEEP_DEFAULT },
     sh: shellQuote,
   };
   files.set('README.md', templates.render('README.md', context));
