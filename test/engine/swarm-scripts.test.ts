@@ -56,6 +56,8 @@ case "$*" in
   "secret create "*)
     [ -z "\${FAKE_SECRET_FAILS:-}" ] || { echo "Error response from daemon: rpc error" >&2; exit 1; }
     mkdir -p ${JSON.stringify(`${root}/secrets`)}; cat > ${JSON.stringify(`${root}/secrets`)}/"\${@: -2:1}" ;;
+  # FAKE_NO_VOLUMES: a node that holds none of the stack's volumes
+  "volume inspect "*) [ -z "\${FAKE_NO_VOLUMES:-}" ] || exit 1 ;;
   "run --rm -i "*) cat >/dev/null; printf 'stackwright:$2y$10$0123456789abcdefghijkuVWXYZ0123456789abcdefghijklmnopq\\n\\n' ;;
 esac
 exit 0
@@ -134,7 +136,7 @@ describe('the Swarm scripts', () => {
     assert.equal(calls().filter((c) => c.startsWith('stack deploy')).length, deploys);
   });
 
-  test('backup.sh keeps the newest STACK_BACKUP_KEEP backups, leaves other folders, and a bad value stops it before any service scales', () => {
+  test('backup.sh keeps the newest STACK_BACKUP_KEEP backups, leaves other folders; a bad value, or a node without the volumes, stops it before any service scales', () => {
     const { dir, run, calls } = setup(REQUEST);
     assert.equal(run('scripts/deploy.sh').status, 0);
     const backups = path.join(dir, 'backups');
@@ -156,6 +158,11 @@ describe('the Swarm scripts', () => {
     const bad = run('scripts/backup.sh');
     assert.equal(bad.status, 1, bad.stdout);
     assert.match(bad.stderr, /STACK_BACKUP_KEEP in \.env must be a whole number of at least 1 \(got 'none'\)/);
+    assert.equal(calls().filter((c) => c.startsWith('service scale')).length, scaled, 'no service was scaled');
+    // a node without the stack's volumes (another node, or a new machine before its first deploy)
+    const elsewhere = run('scripts/backup.sh', ['--restore', path.join(backups, made)], { FAKE_NO_VOLUMES: '1' });
+    assert.equal(elsewhere.status, 1, elsewhere.stdout);
+    assert.match(elsewhere.stderr, /no volume swarmy_\S+ on this node: run this on the node labelled stackwright\.swarmy=true \(on a new machine, scripts\/deploy\.sh first makes the volumes a restore fills\); nothing was stopped/);
     assert.equal(calls().filter((c) => c.startsWith('service scale')).length, scaled, 'no service was scaled');
   });
 
