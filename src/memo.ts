@@ -25,3 +25,22 @@ export function perString<T>(limit: number, compute: (text: string) => T): (text
     return value as T;
   };
 }
+
+/**
+ * The frozen item last made for an owner's slot, given back while the facts it was made from are the same
+ * (each compared with ===), else made again and kept in its place: one object per fact across stacks, so
+ * what is written of it can be kept by it (bundle-files.ts, fragments). One item a slot: a request with
+ * new facts (another domain) replaces it instead of adding to what is kept.
+ */
+export function keptItems<O extends object, T extends object>(): (owner: O, slot: string | number, facts: readonly unknown[], make: () => T) => Readonly<T> {
+  const kept = new WeakMap<O, Map<string | number, { facts: readonly unknown[]; item: Readonly<T> }>>();
+  return (owner, slot, facts, make) => {
+    let slots = kept.get(owner);
+    if (!slots) kept.set(owner, (slots = new Map()));
+    const last = slots.get(slot);
+    if (last && last.facts.length === facts.length && last.facts.every((fact, i) => fact === facts[i])) return last.item;
+    const item = Object.freeze(make());
+    slots.set(slot, { facts, item });
+    return item;
+  };
+}

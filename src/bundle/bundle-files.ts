@@ -2,24 +2,26 @@
 // installers). This module prepares their one shared context from the stack model.
 import { fs } from '../node-builtins.js';
 import path from 'node:path';
-import { LOCAL_MODEL_VARIABLE, VALUE_REF } from '../catalogue/rules.js';
+import { LOCAL_MODEL_VARIABLE } from '../catalogue/rules.js';
 import type { ContainerPlugin, FrameworkPlugin, NativeRecipe, ProxyPlugin, ServicePlugin } from '../catalogue/types.js';
 import { compileTemplate, renderTemplate, renderTemplateChunks, templateErrorMessage, type CompiledTemplate } from '../templating.js';
-import { joinedChunks } from '../text-chunks.js';
+import { flattened, joinedChunks } from '../text-chunks.js';
 import { perObject, perString } from '../memo.js';
 import { deepFreeze } from '../freeze.js';
 import { isPublicDomain } from '../model/build-model.js';
-import { proxyFilePath, setupServiceName, volumeNames } from '../model/layout.js';
+import { proxyFilePath, volumeNames } from '../model/layout.js';
 import { imageVariable } from '../model/env-names.js';
 import { dotenvValue, psQuote, shellQuote } from '../emit/escape.js';
 import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE, HELPER_IMAGE } from '../model/helper-image.js';
 import {
-  BIND_VARIABLE, envKey, imageRef, NATIVE_BIND_VARIABLE, nativeConfigPath, nativeSkillsDir, nativeStateDir, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
+  BIND_VARIABLE, NATIVE_BIND_VARIABLE, nativeConfigPath, nativeSkillsDir, nativeStateDir, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
 } from '../model/model.js';
 import { bashValue, nativeEnvironment, psValue, type NativeVariable } from '../emit/bare-metal/native-env.js';
 import { execArguments } from './framework-config.js';
 import { AUTH_FILE_FORMAT } from './proxy-auth.js';
 import { SOCKET_PROXY_SERVICE } from '../model/socket-proxy.js';
+import { envGroups } from './env-groups.js';
+import { databaseRows, memberRows, routeRows, urlRows } from './member-rows.js';
 import { LOCAL_MODEL_SERVER_VARIABLE, wiredServers } from '../model/model-servers.js';
 
 /** Scripts get mode 0755 in the archive. */
@@ -27,17 +29,33 @@ export const SCRIPT_FILES = ['scripts/lib.sh', 'scripts/start.sh', 'scripts/stop
 
 const TEMPLATE_FILES = ['README.md', 'env.example', 'install.sh', 'install.ps1', 'native.sh', ...SCRIPT_FILES];
 
+/**
+ * Pieces a file writes once per member or variable (templates/fragments/<name>.eta). A fragment sees only
+ * `it.item` and the escaping helpers, never the stack: so its text is a function of the item, and is kept by
+ * the item where that is frozen (the model hands out one frozen object per fact wherever a fact repeats from
+ * stack to stack: build-model.ts). A new selection then writes only what is new in it.
+ */
+const FRAGMENT_FILES = ['env-group', 'readme-member', 'readme-url', 'readme-route', 'readme-database', 'start-url'];
+
 export class BundleTemplates {
   private readonly templates = new Map<string, CompiledTemplate>();
+  private readonly fragments = new Map<string, { template: CompiledTemplate; kept: WeakMap<object, string> }>();
+  /** it.fragment(name, item) in a template: the fragment's text of the item */
+  private readonly fragment = (name: string, item: object): string => {
+    const fragment = this.fragments.get(name);
+    if (!fragment) throw new Error(`no bundle fragment named ${name} (templates/fragments/)`);
+    const kept = fragment.kept.get(item);
+    if (kept !== undefined) return kept;
+    // one flat string: a file joins hundreds of fragments, and reading a join costs a step per piece
+    const text = flattened(renderTemplate(fragment.template, { ...FRAGMENT_HELPERS, item }));
+    if (Object.isFrozen(item)) fragment.kept.set(item, text);
+    return text;
+  };
 
   constructor(dir: string) {
-    for (const name of TEMPLATE_FILES) {
-      const file = path.join(dir, `${name}.eta`);
-      try {
-        this.templates.set(name, compileTemplate(fs.readFileSync(file, 'utf8')));
-      } catch (e) {
-        throw new Error(`bundle template ${file} does not compile: ${templateErrorMessage(e)}`);
-      }
+    for (const name of TEMPLATE_FILES) this.templates.set(name, compileFile(path.join(dir, `${name}.eta`)));
+    for (const name of FRAGMENT_FILES) {
+      this.fragments.set(name, { template: compileFile(path.join(dir, 'fragments', `${name}.eta`)), kept: new WeakMap() });
     }
   }
 
@@ -48,7 +66,7 @@ export class BundleTemplates {
   render(model: StackModel, only?: readonly string[], chunks?: Map<string, readonly string[]>): Map<string, string> {
     // each native part's environment, built once and written as PowerShell (install.ps1) and bash (native/<id>.sh)
     const nativeEnvs = new Map(model.members.filter((m) => m.placement === 'native').map((m) => [m.plugin.id, nativeEnvironment(model, m)]));
-    const context = bundleContext(model, nativeEnvs);
+    const context = { ...bundleContext(model, nativeEnvs), fragment: this.fragment };
     const out = new Map<string, string>();
     const put = (file: string, template: string, data: object = context) => {
       if (only && !only.includes(file)) return;
@@ -75,26 +93,19 @@ export class BundleTemplates {
   }
 }
 
-const ROLE: Record<string, string> = { framework: 'agent framework', service: 'service', proxy: 'reverse proxy' };
+function compileFile(file: string): CompiledTemplate {
+  try {
+    return compileTemplate(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`bundle template ${file} does not compile: ${templateErrorMessage(e)}`);
+  }
+}
+
+/** What a fragment may use besides its item: escaping and formatting, nothing of the stack. */
+const FRAGMENT_HELPERS = { sh: shellQuote, ps: psQuote, dotenv: dotenvValue, oneLine: (text: string) => oneLine(text) };
 
 function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, NativeVariable[]>) {
   const { options, resolution } = model;
-  const byId = new Map(model.members.map((m) => [m.plugin.id, m]));
-  // the variables by group, and the lists the scripts and the README take of them, in one pass
-  const groups = new Map<string, { title: string; vars: typeof model.env }>();
-  const secrets: { key: string; length: number; charset: string; prefix: string }[] = [];
-  const required: string[] = [];
-  const optionalInputs: string[] = [];
-  for (const v of model.env) {
-    let group = groups.get(v.group);
-    if (!group) {
-      const title = v.group === '' ? 'Stack-wide settings and model provider keys' : `${v.group}: ${byId.get(v.group)?.plugin.manifest.name ?? v.group}`;
-      groups.set(v.group, (group = { title, vars: [] }));
-    }
-    group.vars.push(v);
-    if (v.secret) secrets.push({ key: v.key, length: v.secret.length, charset: v.secret.charset, prefix: v.secret.prefix });
-    else if (v.example === '') (v.required ? required : optionalInputs).push(v.key);
-  }
   // the per-member lists, from each plugin's facts (read off its manifest once), in one pass
   const volumes: string[] = [];
   const dumps: NonNullable<PluginFacts['dump']>[] = [];
@@ -117,16 +128,8 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
   }
   if (model.dockerApiUsers.length) imageVariables.push(SOCKET_PROXY_IMAGE_VARIABLE);
   const proxy = resolution.proxy;
-  const webPorts = model.ports.filter((p) => p.web);
   // local model servers of the stack (services tagged local-models)
   const modelServers = model.members.filter((m) => m.plugin.kind === 'service' && (m.plugin.manifest.tags ?? []).includes('local-models'));
-  // an app that keeps its proxy path prefix (subpath: native) serves under it on its own port too
-  const keptPrefixes = new Map<string, string>();
-  for (const r of model.routes) {
-    const key = `${r.service}:${r.port}`;
-    if (!r.host && !r.strip && !keptPrefixes.has(key)) keptPrefixes.set(key, `${r.path}/`);
-  }
-  const basePath = (pluginId: string, port: number) => keptPrefixes.get(`${pluginId}:${port}`) ?? '/';
   const interactive = model.members
     .filter((m) => m.placement === 'container' && m.plugin.kind === 'framework' && (m.plugin as FrameworkPlugin).manifest.interactive)
     .map((m) => {
@@ -138,17 +141,8 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     companions: resolution.companions.map((c) => ({ id: c.id, name: c.manifest.name })),
     serviceCount: resolution.services.length,
     memory: { needed: resolution.estimatedMemoryMB, limit: resolution.memoryLimitMB },
-    members: model.members.map((m) => ({
-      id: m.plugin.id,
-      role: m.role ? `${m.role} ${ROLE[m.plugin.kind]}` : ROLE[m.plugin.kind],
-      image: m.placement === 'native' ? `installed by native/${m.plugin.id}.sh` : imageRef(m.plugin, model.options.gpu),
-      placement: m.placement,
-      docs: m.plugin.manifest.links.docs,
-    })),
-    envGroups: [...groups.values()],
-    secrets,
-    required,
-    optionalInputs,
+    members: memberRows(model),
+    ...envGroups(model),
     volumes,
     // databases scripts/backup.sh --live dumps with their own tools inside their containers, and their volumes
     dumps,
@@ -156,16 +150,8 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     // each container service and the .env variable naming its image (scripts/update.sh puts them back on a rollback)
     imageVariables,
     backupKeep: { variable: BACKUP_KEEP_VARIABLE, default: BACKUP_KEEP_DEFAULT },
-    urls: [
-      ...webPorts.map((p) => ({ label: `${byId.get(p.plugin)!.plugin.manifest.name}, ${lowerFirst(p.description)}`, variable: p.variable, port: p.host, path: basePath(p.plugin, p.container), url: null as string | null, login: loginText(byId.get(p.plugin)!.plugin) })),
-      // native parts listen on the host at their own ports, on the bridge gateway address only
-      ...model.members.filter((m) => m.placement === 'native').flatMap((m) => (m.plugin.manifest.ports ?? []).filter((p) => p.web).map((p) => ({
-        label: `${m.plugin.manifest.name} (native), ${lowerFirst(p.description)}`, variable: null as string | null, port: p.container, path: '',
-        url: `http://<${NATIVE_BIND_VARIABLE} from .env>:${p.container}${basePath(m.plugin.id, p.container)}`, login: loginText(m.plugin),
-      }))),
-      ...model.routes.map((r) => ({ label: `${byId.get(r.service)!.plugin.manifest.name} via the proxy`, variable: null as string | null, port: 0, path: '', url: r.url, login: loginText(byId.get(r.service)!.plugin) })),
-    ],
-    routes: model.routes.map((r) => ({ ...r, login: loginText(byId.get(r.service)!.plugin) })),
+    urls: urlRows(model),
+    routes: routeRows(model),
     proxy: proxy ? {
       id: proxy.id,
       name: proxy.manifest.name,
@@ -210,7 +196,7 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
         url: model.publicUrls.get(m.plugin.id) ?? null,
       };
     }),
-    databases: model.databases.map((d) => ({ ...d, setup: setupServiceName(d.server) })),
+    databases: databaseRows(model),
     nativeBindVariable: NATIVE_BIND_VARIABLE,
     bindVariable: BIND_VARIABLE,
     skills: resolution.skillPacks.map((p) => ({ id: p.id, name: p.manifest.name, skills: p.skills.map((s) => s.id) })),
@@ -266,19 +252,6 @@ const SOCKET_PROXY_IMAGE_VARIABLE = Object.freeze({ service: SOCKET_PROXY_SERVIC
  * descriptions come by in every stack: each is tested once.
  */
 export const oneLine = perString(20_000, (text) => (/\s\s|[^\S ]/.test(text) ? text.replace(/\s+/g, ' ') : text));
-
-/** A plugin's `login` for the README, each {{id.VAR}} as the .env key that holds it (the loader checked them), or null; read off the plugin once. */
-const loginText = perObject((plugin: ContainerPlugin): string | null => {
-  const login = plugin.manifest.login;
-  return login === undefined ? null : login.replace(VALUE_REF, (ref, _target: string, variable: string) => {
-    const spec = (plugin.manifest.environment ?? []).find((e) => e.name === variable);
-    return spec ? `\`${envKey(plugin.id, spec)}\`` : ref;
-  });
-});
-
-function lowerFirst(text: string): string {
-  return /^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
-}
 
 /** Context of native/<id>.sh: the recipe, and the environment mapped from .env for the host. */
 function nativeContext(model: StackModel, member: StackMember, env: NativeVariable[], shared: ReturnType<typeof bundleContext>) {

@@ -91,23 +91,28 @@ function allocatePorts(members: StackMember[], options: StackOptions, https: boo
   for (const m of members) {
     if (m.placement === 'native') continue;
     const isProxy = m.plugin.kind === 'proxy';
-    for (const p of m.plugin.manifest.ports ?? []) {
-      if (p.host === undefined) continue;
-      if (isProxy && p.container === 443 && !https) continue;
+    const variables = portVariables(m.plugin);
+    (m.plugin.manifest.ports ?? []).forEach((p, i) => {
+      if (p.host === undefined) return;
+      if (isProxy && p.container === 443 && !https) return;
       const protocol = p.protocol ?? 'tcp';
       let host = p.host;
       while (taken.has(slot(protocol, host)) && host < 65535) host++;
       taken.add(slot(protocol, host));
       if (host !== p.host) portMoves.push({ plugin: m.plugin.id, container: p.container, from: p.host, to: host });
       ports.push({
-        plugin: m.plugin.id, container: p.container, protocol, variable: portVariable(m.plugin.id, p.container, protocol),
+        plugin: m.plugin.id, container: p.container, protocol, variable: variables[i],
         host, web: p.web ?? false, description: p.description, public: isProxy && isPublicDomain(options.domain),
         loopback: Boolean(p.web && p.auth !== 'own'),
       });
-    }
+    });
   }
   return { ports, portMoves };
 }
+
+/** The .env variable of each of a plugin's ports, in its order: one string each for every stack (the variables kept by it: collectEnv). */
+const portVariables = perObject((plugin: ContainerPlugin): readonly string[] =>
+  (plugin.manifest.ports ?? []).map((p) => portVariable(plugin.id, p.container, p.protocol ?? 'tcp')));
 
 /**
  * One route per web port. With a domain every web port gets its host name; without one only ports
@@ -148,6 +153,8 @@ interface EnvEntry {
   example: string | null;
   required: boolean;
   group: string;
+  /** the variable itself where its example is fixed: one frozen object in every stack's model */
+  variable: EnvVar | null;
 }
 
 const envEntries = perObject((plugin: ContainerPlugin): readonly EnvEntry[] => (plugin.manifest.environment ?? []).filter((spec) => spec.value === undefined).map((spec) => {
@@ -156,11 +163,34 @@ const envEntries = perObject((plugin: ContainerPlugin): readonly EnvEntry[] => (
   const secret = options === undefined ? undefined
     : Object.freeze({ length: options.length ?? 32, charset: options.charset ?? 'alnum', prefix: options.prefix ?? '' });
   const fixed = spec.default ?? '';
-  return {
-    spec, key: envKey(plugin.id, spec), secret, example: fixed.includes('{{') ? null : fixed,
-    required: Boolean(spec.required || secret), group: spec.shared ? '' : plugin.id,
-  };
+  const key = envKey(plugin.id, spec);
+  const example = fixed.includes('{{') ? null : fixed;
+  const required = Boolean(spec.required || secret);
+  const group = spec.shared ? '' : plugin.id;
+  const variable = example === null ? null : Object.freeze({ key, description: spec.description, secret, required, group, example });
+  return { spec, key, secret, example, required, group, variable };
 }));
+
+/**
+ * The variables the stack keeps for each container of a plugin (its image and memory limit, each host port at the
+ * port it got, the password of each database it owns), frozen and the same object in every stack that has
+ * them: the bundle files keep what they write of a variable by that object (bundle-files.ts). Looked up by
+ * what tells them apart (a GPU, a port's number and host port, a server), never by a key built per stack.
+ */
+interface KeptVariables {
+  images: [EnvVar | undefined, EnvVar | undefined];
+  memory?: EnvVar;
+  /** by the port's variable name (the catalogue's string, the same object each stack), then its host port */
+  ports: Map<string, Map<number, EnvVar>>;
+  /** by database server id */
+  databases: Map<string, EnvVar>;
+}
+
+const keptVariables = perObject((_plugin: ContainerPlugin): KeptVariables => ({ images: [undefined, undefined], ports: new Map(), databases: new Map() }));
+/** A stack-wide variable whose facts are fixed, frozen once. */
+function stackVariable(key: string, example: string, description: string, required = false, secret?: EnvVar['secret']): EnvVar {
+  return Object.freeze({ key, example, description, required, group: '', ...(secret ? { secret: Object.freeze(secret) } : {}) });
+}
 
 /** Where a browser opens each plugin's first web port: its route, else its host port on this machine. */
 function buildPublicUrls(members: StackMember[], ports: PublishedPort[], routes: Route[]): Map<string, string> {
@@ -194,10 +224,10 @@ function collectEnv(
   }];
   const seen = new Set(['COMPOSE_PROJECT_NAME']);
   for (const m of members) {
-    for (const { spec, key, secret, example, required, group } of envEntries(m.plugin)) {
+    for (const { spec, key, secret, example, required, group, variable } of envEntries(m.plugin)) {
       if (!envApplies(spec, plugins) || seen.has(key)) continue;
       seen.add(key);
-      vars.push({
+      vars.push(variable ?? {
         key, description: spec.description, secret, required, group,
         example: example ?? spec.default!.replace(VALUE_REF, (_ref, _t, _v, _location, target: string) => publicUrls.get(target) ?? ''),
       });
@@ -206,70 +236,73 @@ function collectEnv(
   // the role passwords of frameworks' own databases (declared ones are the plugins' own variables)
   for (const db of databases.filter((d) => d.urlVariable && !seen.has(d.passwordVariable))) {
     seen.add(db.passwordVariable);
-    vars.push({
-      key: db.passwordVariable, example: '', required: true, group: db.consumer, secret: { length: 32, charset: 'alnum', prefix: '' },
-      description: `Password of ${db.consumer}'s own database user on ${db.server} (its skills use it through ${db.urlVariable})`,
-    });
+    const kept = keptVariables(plugins.get(db.consumer)!).databases;
+    let variable = kept.get(db.server);
+    if (variable === undefined) {
+      kept.set(db.server, (variable = Object.freeze({
+        key: db.passwordVariable, example: '', required: true, group: db.consumer, secret: Object.freeze({ length: 32, charset: 'alnum', prefix: '' }),
+        description: `Password of ${db.consumer}'s own database user on ${db.server} (its skills use it through ${db.urlVariable})`,
+      })));
+    }
+    vars.push(variable);
   }
-  if (ports.length) {
-    vars.push({
-      key: BIND_VARIABLE, example: '127.0.0.1', required: false, group: '',
-      description: 'Address the host ports listen on (the proxy too when the stack has no public domain): 127.0.0.1 keeps them on this machine; 0.0.0.0 opens them to the network, so do that only behind a firewall you trust',
-    });
-  }
-  if (proxyAuth) {
-    vars.push({
-      key: PROXY_USER_VARIABLE, example: 'admin', required: true, group: '',
-      description: 'User name the proxy asks for in front of services without a login of their own',
-    });
-    vars.push({
-      key: PROXY_PASSWORD_VARIABLE, example: '', required: true, group: '', secret: { length: 32, charset: 'alnum', prefix: '' },
-      description: 'Password the proxy asks for (scripts/start.sh hashes it into the proxy configuration on every start)',
-    });
-  }
+  if (ports.length) vars.push(STACK_VARIABLES.bind);
+  if (proxyAuth) vars.push(STACK_VARIABLES.proxyUser, STACK_VARIABLES.proxyPassword);
   if (hasServerChoice(members)) {
     vars.push({
       key: LOCAL_MODEL_SERVER_VARIABLE, example: '', required: false, group: '',
       description: `Local model server the frameworks answer with when no cloud key is set: the id of one in this stack (${members.filter((m) => m.plugin.kind === 'service' && (m.plugin.id === 'ollama' || (m.plugin as ServicePlugin).manifest.modelServer)).map((m) => m.plugin.id).join(', ')}); empty: each framework's own order (the README names it)`,
     });
   }
-  if (https) {
-    vars.push({
-      key: ACME_CA_VARIABLE, example: '', required: false, group: '',
-      description: `ACME directory URL the proxy gets its certificates from: empty means Let's Encrypt production (${ACME_CA_DEFAULT}); set https://acme-staging-v02.api.letsencrypt.org/directory while testing (untrusted certificates, generous rate limits) or your own ACME CA's directory`,
-    });
-  }
+  if (https) vars.push(STACK_VARIABLES.acme);
   // every container's image and memory limit: the catalogue's values, changeable per service
-  for (const m of members.filter((x) => x.placement === 'container')) {
-    const manifest = m.plugin.manifest;
-    vars.push({ key: imageVariable(m.plugin.id), example: imageRef(m.plugin, options.gpu), required: false, group: m.plugin.id,
-      description: 'Image and tag (scripts/update.sh pulls it; change the tag to move this service forward or back)' });
-    vars.push({ key: memoryVariable(m.plugin.id), example: `${manifest.memoryLimitMB}m`, required: false, group: m.plugin.id,
-      description: 'Memory limit (the working set upstream recommends); the container is stopped by the kernel above it' });
+  for (const m of members) {
+    if (m.placement !== 'container') continue;
+    const plugin = m.plugin;
+    const kept = keptVariables(plugin);
+    const gpu = options.gpu ? 1 : 0;
+    vars.push(kept.images[gpu] ??= Object.freeze({ key: imageVariable(plugin.id), example: imageRef(plugin, options.gpu), required: false, group: plugin.id,
+      description: 'Image and tag (scripts/update.sh pulls it; change the tag to move this service forward or back)' }));
+    vars.push(kept.memory ??= Object.freeze({ key: memoryVariable(plugin.id), example: `${plugin.manifest.memoryLimitMB}m`, required: false, group: plugin.id,
+      description: 'Memory limit (the working set upstream recommends); the container is stopped by the kernel above it' }));
   }
-  if (socketProxy) {
-    vars.push({ key: imageVariable(SOCKET_PROXY_SERVICE), example: `${SOCKET_PROXY_IMAGE}:${SOCKET_PROXY_TAG}`, required: false, group: '',
-      description: 'Image of the Docker socket proxy (the only container that sees the Docker socket; it passes on just the API parts the services need)' });
-    vars.push({ key: memoryVariable(SOCKET_PROXY_SERVICE), example: `${SOCKET_PROXY_MEMORY_MB}m`, required: false, group: '', description: 'Memory limit of the Docker socket proxy' });
-  }
-  if (members.some((m) => m.placement === 'container' && (m.plugin.manifest.volumes ?? []).length)) {
-    vars.push({ key: BACKUP_KEEP_VARIABLE, example: String(BACKUP_KEEP_DEFAULT), required: false, group: '',
-      description: 'How many backups scripts/backup.sh keeps in backups/ (the oldest are removed after a new one is written)' });
-  }
-  vars.push({ key: LOG_VARIABLES.driver, example: 'json-file', required: false, group: '', description: 'Docker log driver of every container (json-file or local both rotate)' });
-  vars.push({ key: LOG_VARIABLES.maxSize, example: '10m', required: false, group: '', description: 'Size at which a container log file is rotated' });
-  vars.push({ key: LOG_VARIABLES.maxFile, example: '3', required: false, group: '', description: 'Rotated log files kept per container' });
-  if (members.some((m) => m.placement === 'native')) {
-    vars.push({
-      key: NATIVE_BIND_VARIABLE, example: '', required: false, group: '',
-      description: 'Address the natively installed parts listen on: the Docker host-gateway address, so containers reach them and the network does not (install.sh fills it in)',
-    });
-  }
+  if (socketProxy) vars.push(STACK_VARIABLES.socketProxyImage, STACK_VARIABLES.socketProxyMemory);
+  if (members.some((m) => m.placement === 'container' && (m.plugin.manifest.volumes ?? []).length)) vars.push(STACK_VARIABLES.backupKeep);
+  vars.push(STACK_VARIABLES.logDriver, STACK_VARIABLES.logMaxSize, STACK_VARIABLES.logMaxFile);
+  if (members.some((m) => m.placement === 'native')) vars.push(STACK_VARIABLES.nativeBind);
   for (const p of ports) {
-    vars.push({ key: p.variable, description: hostPortDescription(p.description), example: String(p.host), required: false, group: p.plugin });
+    const kept = keptVariables(plugins.get(p.plugin)!).ports;
+    let byHost = kept.get(p.variable);
+    if (!byHost) kept.set(p.variable, (byHost = new Map()));
+    let variable = byHost.get(p.host);
+    if (variable === undefined) {
+      byHost.set(p.host, (variable = Object.freeze({ key: p.variable, description: hostPortDescription(p.description), example: String(p.host), required: false, group: p.plugin })));
+    }
+    vars.push(variable);
   }
   return vars;
 }
+
+/** The stack-wide variables whose facts are the same in every stack. */
+const STACK_VARIABLES = {
+  bind: stackVariable(BIND_VARIABLE, '127.0.0.1',
+    'Address the host ports listen on (the proxy too when the stack has no public domain): 127.0.0.1 keeps them on this machine; 0.0.0.0 opens them to the network, so do that only behind a firewall you trust'),
+  proxyUser: stackVariable(PROXY_USER_VARIABLE, 'admin', 'User name the proxy asks for in front of services without a login of their own', true),
+  proxyPassword: stackVariable(PROXY_PASSWORD_VARIABLE, '', 'Password the proxy asks for (scripts/start.sh hashes it into the proxy configuration on every start)', true,
+    { length: 32, charset: 'alnum', prefix: '' }),
+  acme: stackVariable(ACME_CA_VARIABLE, '',
+    `ACME directory URL the proxy gets its certificates from: empty means Let's Encrypt production (${ACME_CA_DEFAULT}); set https://acme-staging-v02.api.letsencrypt.org/directory while testing (untrusted certificates, generous rate limits) or your own ACME CA's directory`),
+  socketProxyImage: stackVariable(imageVariable(SOCKET_PROXY_SERVICE), `${SOCKET_PROXY_IMAGE}:${SOCKET_PROXY_TAG}`,
+    'Image of the Docker socket proxy (the only container that sees the Docker socket; it passes on just the API parts the services need)'),
+  socketProxyMemory: stackVariable(memoryVariable(SOCKET_PROXY_SERVICE), `${SOCKET_PROXY_MEMORY_MB}m`, 'Memory limit of the Docker socket proxy'),
+  backupKeep: stackVariable(BACKUP_KEEP_VARIABLE, String(BACKUP_KEEP_DEFAULT),
+    'How many backups scripts/backup.sh keeps in backups/ (the oldest are removed after a new one is written)'),
+  logDriver: stackVariable(LOG_VARIABLES.driver, 'json-file', 'Docker log driver of every container (json-file or local both rotate)'),
+  logMaxSize: stackVariable(LOG_VARIABLES.maxSize, '10m', 'Size at which a container log file is rotated'),
+  logMaxFile: stackVariable(LOG_VARIABLES.maxFile, '3', 'Rotated log files kept per container'),
+  nativeBind: stackVariable(NATIVE_BIND_VARIABLE, '',
+    'Address the natively installed parts listen on: the Docker host-gateway address, so containers reach them and the network does not (install.sh fills it in)'),
+};
 
 /** A host port variable's description, one string per port description (the same object in every stack: later lookups by it are cheap). */
 const hostPortDescription = perString(10_000, (portDescription) => `Host port for ${portDescription}`);
