@@ -22,6 +22,7 @@ import { AUTH_FILE_FORMAT } from './proxy-auth.js';
 import { SOCKET_PROXY_SERVICE } from '../model/socket-proxy.js';
 import { envGroups } from './env-groups.js';
 import { databaseRows, memberRows, routeRows, urlRows } from './member-rows.js';
+import { bindableDomain, bindDomain, DOMAIN_PLACEHOLDER } from '../cache/late-binding.js';
 import { LOCAL_MODEL_SERVER_VARIABLE, wiredServers } from '../model/model-servers.js';
 
 /** Scripts get mode 0755 in the archive. */
@@ -40,23 +41,32 @@ const FRAGMENT_FILES = ['env-group', 'readme-member', 'readme-url', 'readme-rout
 export class BundleTemplates {
   private readonly templates = new Map<string, CompiledTemplate>();
   private readonly fragments = new Map<string, { template: CompiledTemplate; kept: WeakMap<object, string> }>();
-  /** it.fragment(name, item) in a template: the fragment's text of the item */
-  private readonly fragment = (name: string, item: object): string => {
-    const fragment = this.fragments.get(name);
-    if (!fragment) throw new Error(`no bundle fragment named ${name} (templates/fragments/)`);
-    const kept = fragment.kept.get(item);
-    if (kept !== undefined) return kept;
-    // one flat string: a file joins hundreds of fragments, and reading a join costs a step per piece
-    const text = flattened(renderTemplate(fragment.template, { ...FRAGMENT_HELPERS, item }));
-    if (Object.isFrozen(item)) fragment.kept.set(item, text);
-    return text;
-  };
 
-  constructor(dir: string) {
+  /**
+   * `keep`: fragments are kept by their items, and the rows that hold the stack's domain are made with the
+   * domain's placeholder and bound after (member-rows.ts); without it (a generator without caches) each
+   * fragment is written from the real values, which the tests compare with a kept render.
+   */
+  constructor(dir: string, private readonly keep = true) {
     for (const name of TEMPLATE_FILES) this.templates.set(name, compileFile(path.join(dir, `${name}.eta`)));
     for (const name of FRAGMENT_FILES) {
       this.fragments.set(name, { template: compileFile(path.join(dir, 'fragments', `${name}.eta`)), kept: new WeakMap() });
     }
+  }
+
+  /** it.fragment(name, item) in a template of a stack whose domain (if it binds late) is `domain`: the fragment's text of the item. */
+  private fragmentWriter(domain: string | undefined): (name: string, item: object) => string {
+    return (name, item) => {
+      const fragment = this.fragments.get(name);
+      if (!fragment) throw new Error(`no bundle fragment named ${name} (templates/fragments/)`);
+      let text = fragment.kept.get(item);
+      if (text === undefined) {
+        // one flat string: a file joins hundreds of fragments, and reading a join costs a step per piece
+        text = flattened(renderTemplate(fragment.template, { ...FRAGMENT_HELPERS, item }));
+        if (this.keep && Object.isFrozen(item)) fragment.kept.set(item, text);
+      }
+      return domain !== undefined && text.includes(DOMAIN_PLACEHOLDER) ? bindDomain(text, domain) : text;
+    };
   }
 
   /**
@@ -66,7 +76,9 @@ export class BundleTemplates {
   render(model: StackModel, only?: readonly string[], chunks?: Map<string, readonly string[]>): Map<string, string> {
     // each native part's environment, built once and written as PowerShell (install.ps1) and bash (native/<id>.sh)
     const nativeEnvs = new Map(model.members.filter((m) => m.placement === 'native').map((m) => [m.plugin.id, nativeEnvironment(model, m)]));
-    const context = { ...bundleContext(model, nativeEnvs), fragment: this.fragment };
+    // the domain the rows leave out (bound into their text), where it binds late
+    const domain = this.keep && model.options.domain !== undefined && bindableDomain(model.options.domain) ? model.options.domain : undefined;
+    const context = { ...bundleContext(model, nativeEnvs, domain), fragment: this.fragmentWriter(domain) };
     const out = new Map<string, string>();
     const put = (file: string, template: string, data: object = context) => {
       if (only && !only.includes(file)) return;
@@ -104,7 +116,7 @@ function compileFile(file: string): CompiledTemplate {
 /** What a fragment may use besides its item: escaping and formatting, nothing of the stack. */
 const FRAGMENT_HELPERS = { sh: shellQuote, ps: psQuote, dotenv: dotenvValue, oneLine: (text: string) => oneLine(text) };
 
-function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, NativeVariable[]>) {
+function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, NativeVariable[]>, lateDomain: string | undefined) {
   const { options, resolution } = model;
   // the per-member lists, from each plugin's facts (read off its manifest once), in one pass
   const volumes: string[] = [];
@@ -142,7 +154,7 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     serviceCount: resolution.services.length,
     memory: { needed: resolution.estimatedMemoryMB, limit: resolution.memoryLimitMB },
     members: memberRows(model),
-    ...envGroups(model),
+    ...envGroups(model, lateDomain),
     volumes,
     // databases scripts/backup.sh --live dumps with their own tools inside their containers, and their volumes
     dumps,
@@ -150,8 +162,8 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     // each container service and the .env variable naming its image (scripts/update.sh puts them back on a rollback)
     imageVariables,
     backupKeep: { variable: BACKUP_KEEP_VARIABLE, default: BACKUP_KEEP_DEFAULT },
-    urls: urlRows(model),
-    routes: routeRows(model),
+    urls: urlRows(model, lateDomain),
+    routes: routeRows(model, lateDomain),
     proxy: proxy ? {
       id: proxy.id,
       name: proxy.manifest.name,

@@ -1,5 +1,8 @@
 // The stack's .env variables as .env.example shows them, one group per plugin (and one for the stack), with
 // the lists the scripts and the README take of them, in one pass over the variables.
+import type { ContainerPlugin } from '../catalogue/types.js';
+import { withDomainPlaceholder } from '../cache/late-binding.js';
+import { keptItems } from '../memo.js';
 import type { EnvVar, StackModel } from '../model/model.js';
 
 /** A heading of .env.example and its variables; frozen, and the same object in every stack, where its variables are. */
@@ -8,7 +11,11 @@ export interface EnvGroup {
   readonly vars: readonly EnvVar[];
 }
 
-export function envGroups(model: StackModel) {
+/**
+ * `lateDomain`: the stack's domain where it binds late (bundle-files.ts): a plugin's variable whose example
+ * the stack made (a public URL) is kept as a frozen variable with the domain's placeholder there.
+ */
+export function envGroups(model: StackModel, lateDomain: string | undefined) {
   const groups = new Map<string, { title: string; vars: EnvVar[] }>();
   const secrets: { key: string; length: number; charset: string; prefix: string }[] = [];
   const required: string[] = [];
@@ -19,7 +26,7 @@ export function envGroups(model: StackModel) {
       const title = v.group === '' ? 'Stack-wide settings and model provider keys' : `${v.group}: ${model.plugins.get(v.group)?.manifest.name ?? v.group}`;
       groups.set(v.group, (group = { title, vars: [] }));
     }
-    group.vars.push(v);
+    group.vars.push(Object.isFrozen(v) || v.group === '' ? v : keptVariable(v, model, lateDomain));
     if (v.secret) secrets.push({ key: v.key, length: v.secret.length, charset: v.secret.charset, prefix: v.secret.prefix });
     else if (v.example === '') (v.required ? required : optionalInputs).push(v.key);
   }
@@ -43,6 +50,15 @@ function keptGroup(group: { title: string; vars: EnvVar[] }): EnvGroup {
   groupsByFirst.set(first, made);
   return made;
 }
+
+/** A plugin's variable the stack made (its example a public URL), frozen and given back while the same (memo.ts keptItems). */
+function keptVariable(v: EnvVar, model: StackModel, lateDomain: string | undefined): EnvVar {
+  const plugin = model.plugins.get(v.group);
+  if (!plugin) return v;
+  const example = lateDomain === undefined ? v.example : withDomainPlaceholder(v.example, lateDomain);
+  return madeVariable(plugin, v.key, [v.description, example, v.required, v.secret], () => ({ ...v, example }));
+}
+const madeVariable = keptItems<ContainerPlugin, EnvVar>();
 
 function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
   if (a.length !== b.length) return false;

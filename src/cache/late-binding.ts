@@ -103,6 +103,14 @@ export function urlsWithDomainPlaceholder(urls: readonly [string, string][], dom
   return urls.map(([id, url]) => [id, url.endsWith(suffix) ? `${url.slice(0, -domain.length)}${DOMAIN_PLACEHOLDER}` : url]);
 }
 
+/**
+ * A URL or host name the model made for a domain (`<name>.<domain>`, a route's or a public URL), with the
+ * domain's placeholder in its place, for a row kept for every domain and bound after (bundle/member-rows.ts).
+ */
+export function withDomainPlaceholder(text: string, domain: string): string {
+  return text.includes(`.${domain}`) ? text.replaceAll(`.${domain}`, `.${DOMAIN_PLACEHOLDER}`) : text;
+}
+
 /** A text made with the domain's placeholder (urlsWithDomainPlaceholder), with the domain bound in. */
 export function bindDomain(text: string, domain: string): string {
   return text.replaceAll(DOMAIN_PLACEHOLDER, domain);

@@ -69,7 +69,7 @@ export class Generator {
       ? new LRUCache({ maxSize: half, sizeCalculation: shapeEntrySize })
       : undefined;
     this.seen = this.shapes ? new LRUCache({ maxSize: SEEN_KEYS_BYTES, sizeCalculation: (_: true, key: string) => Math.max(1, key.length) }) : undefined;
-    this.bundleTemplates = new BundleTemplates(templatesDir);
+    this.bundleTemplates = new BundleTemplates(templatesDir, cacheSize > 0);
     this.kubernetesTemplates = new KubernetesTemplates(templatesDir);
     this.swarmTemplates = new SwarmTemplates(templatesDir);
     this.pluginFiles = new PluginFileRenderer();
