@@ -22,7 +22,7 @@ import { AUTH_FILE_FORMAT } from './proxy-auth.js';
 import { SOCKET_PROXY_SERVICE } from '../model/socket-proxy.js';
 import { envGroups } from './env-groups.js';
 import { databaseRows, memberRows, routeRows, urlRows } from './member-rows.js';
-import { bindableDomain, bindDomain, DOMAIN_PLACEHOLDER } from '../cache/late-binding.js';
+import { bindableDomain, bindDomain, DOMAIN_PLACEHOLDER, domainLeftOut } from '../cache/late-binding.js';
 import { LOCAL_MODEL_SERVER_VARIABLE, wiredServers } from '../model/model-servers.js';
 
 /** Scripts get mode 0755 in the archive. */
@@ -117,6 +117,7 @@ function compileFile(file: string): CompiledTemplate {
 const FRAGMENT_HELPERS = { sh: shellQuote, ps: psQuote, dotenv: dotenvValue, oneLine: (text: string) => oneLine(text) };
 
 function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, NativeVariable[]>, lateDomain: string | undefined) {
+  const leftOut = domainLeftOut(lateDomain);
   const { options, resolution } = model;
   // the per-member lists, from each plugin's facts (read off its manifest once), in one pass
   const volumes: string[] = [];
@@ -154,7 +155,7 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     serviceCount: resolution.services.length,
     memory: { needed: resolution.estimatedMemoryMB, limit: resolution.memoryLimitMB },
     members: memberRows(model),
-    ...envGroups(model, lateDomain),
+    ...envGroups(model, leftOut),
     volumes,
     // databases scripts/backup.sh --live dumps with their own tools inside their containers, and their volumes
     dumps,
@@ -162,8 +163,8 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     // each container service and the .env variable naming its image (scripts/update.sh puts them back on a rollback)
     imageVariables,
     backupKeep: { variable: BACKUP_KEEP_VARIABLE, default: BACKUP_KEEP_DEFAULT },
-    urls: urlRows(model, lateDomain),
-    routes: routeRows(model, lateDomain),
+    urls: urlRows(model, leftOut),
+    routes: routeRows(model, leftOut),
     proxy: proxy ? {
       id: proxy.id,
       name: proxy.manifest.name,

@@ -1,7 +1,6 @@
 // The stack's .env variables as .env.example shows them, one group per plugin (and one for the stack), with
 // the lists the scripts and the README take of them, in one pass over the variables.
 import type { ContainerPlugin } from '../catalogue/types.js';
-import { withDomainPlaceholder } from '../cache/late-binding.js';
 import { keptItems } from '../memo.js';
 import type { EnvVar, StackModel } from '../model/model.js';
 
@@ -12,10 +11,10 @@ export interface EnvGroup {
 }
 
 /**
- * `lateDomain`: the stack's domain where it binds late (bundle-files.ts): a plugin's variable whose example
- * the stack made (a public URL) is kept as a frozen variable with the domain's placeholder there.
+ * A plugin's variable whose example the stack made (a public URL) is kept as a frozen variable, with the
+ * domain's placeholder there where the domain binds late (`leftOut`, late-binding.ts domainLeftOut).
  */
-export function envGroups(model: StackModel, lateDomain: string | undefined) {
+export function envGroups(model: StackModel, leftOut: (text: string) => string) {
   const groups = new Map<string, { title: string; vars: EnvVar[] }>();
   const secrets: { key: string; length: number; charset: string; prefix: string }[] = [];
   const required: string[] = [];
@@ -26,7 +25,7 @@ export function envGroups(model: StackModel, lateDomain: string | undefined) {
       const title = v.group === '' ? 'Stack-wide settings and model provider keys' : `${v.group}: ${model.plugins.get(v.group)?.manifest.name ?? v.group}`;
       groups.set(v.group, (group = { title, vars: [] }));
     }
-    group.vars.push(Object.isFrozen(v) || v.group === '' ? v : keptVariable(v, model, lateDomain));
+    group.vars.push(Object.isFrozen(v) || v.group === '' ? v : keptVariable(v, model, leftOut));
     if (v.secret) secrets.push({ key: v.key, length: v.secret.length, charset: v.secret.charset, prefix: v.secret.prefix });
     else if (v.example === '') (v.required ? required : optionalInputs).push(v.key);
   }
@@ -52,10 +51,10 @@ function keptGroup(group: { title: string; vars: EnvVar[] }): EnvGroup {
 }
 
 /** A plugin's variable the stack made (its example a public URL), frozen and given back while the same (memo.ts keptItems). */
-function keptVariable(v: EnvVar, model: StackModel, lateDomain: string | undefined): EnvVar {
+function keptVariable(v: EnvVar, model: StackModel, leftOut: (text: string) => string): EnvVar {
   const plugin = model.plugins.get(v.group);
   if (!plugin) return v;
-  const example = lateDomain === undefined ? v.example : withDomainPlaceholder(v.example, lateDomain);
+  const example = leftOut(v.example);
   return madeVariable(plugin, v.key, [v.description, example, v.required, v.secret], () => ({ ...v, example }));
 }
 const madeVariable = keptItems<ContainerPlugin, EnvVar>();

@@ -1,13 +1,12 @@
 // The rows the README and scripts/start.sh write of each member (the parts table, the addresses, the routes,
 // the databases). Each row is a frozen object given back for as long as its facts are the same (memo.ts
 // keptItems), so the text a file writes of it is kept by it (bundle-files.ts, fragments): a new selection
-// writes the rows of what it changed, not the rows of every member again. Given the stack's domain (where it
-// binds late: bundle-files.ts), a row holding it holds the domain's placeholder instead, so one row serves
-// every domain and the domain is bound into its text.
+// writes the rows of what it changed, not the rows of every member again. Where the stack's domain binds late
+// (bundle-files.ts), a row holding it holds the domain's placeholder instead (late-binding.ts domainLeftOut),
+// so one row serves every domain and the domain is bound into its text.
 import { VALUE_REF } from '../catalogue/rules.js';
 import type { ContainerPlugin } from '../catalogue/types.js';
 import { keptItems, perObject } from '../memo.js';
-import { withDomainPlaceholder } from '../cache/late-binding.js';
 import { setupServiceName } from '../model/layout.js';
 import { envKey, imageRef, NATIVE_BIND_VARIABLE, type StackDatabase, type StackModel } from '../model/model.js';
 
@@ -40,7 +39,7 @@ interface UrlRow {
 }
 
 /** Where a person opens each web service: its published ports, the native parts' ports, its routes through the proxy. */
-export function urlRows(model: StackModel, lateDomain: string | undefined): Readonly<UrlRow>[] {
+export function urlRows(model: StackModel, leftOut: (text: string) => string): Readonly<UrlRow>[] {
   // an app that keeps its proxy path prefix (subpath: native) serves under it on its own port too
   const keptPrefixes = new Map<string, string>();
   for (const r of model.routes) {
@@ -70,7 +69,7 @@ export function urlRows(model: StackModel, lateDomain: string | undefined): Read
   }
   for (const r of model.routes) {
     const plugin = model.plugins.get(r.service)!;
-    const url = lateDomain === undefined ? r.url : withDomainPlaceholder(r.url, lateDomain);
+    const url = leftOut(r.url);
     rows.push(routedRow(plugin, r.port, [url], () => ({
       label: `${plugin.manifest.name} via the proxy`, variable: null, port: 0, path: '', url, login: loginText(plugin),
     })));
@@ -81,11 +80,11 @@ const publishedRow = keptItems<ContainerPlugin, UrlRow>();
 const routedRow = keptItems<ContainerPlugin, UrlRow>();
 
 /** The routes table: each route with the login its service asks for. */
-export function routeRows(model: StackModel, lateDomain: string | undefined) {
+export function routeRows(model: StackModel, leftOut: (text: string) => string) {
   return model.routes.map((r) => {
     const plugin = model.plugins.get(r.service)!;
-    const url = lateDomain === undefined ? r.url : withDomainPlaceholder(r.url, lateDomain);
-    const host = lateDomain === undefined || r.host === null ? r.host : withDomainPlaceholder(r.host, lateDomain);
+    const url = leftOut(r.url);
+    const host = r.host === null ? null : leftOut(r.host);
     return routeRow(plugin, r.port, [url, host, r.path, r.upstream, r.protected, r.strip], () => ({ ...r, url, host, login: loginText(plugin) }));
   });
 }

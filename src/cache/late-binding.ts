@@ -104,11 +104,15 @@ export function urlsWithDomainPlaceholder(urls: readonly [string, string][], dom
 }
 
 /**
- * A URL or host name the model made for a domain (`<name>.<domain>`, a route's or a public URL), with the
- * domain's placeholder in its place, for a row kept for every domain and bound after (bundle/member-rows.ts).
+ * For a domain that binds late: a URL or host name the model made for it (`<name>.<domain>`, a route's or a
+ * public URL) with the domain's placeholder in its place, for a row kept for every domain and bound after
+ * (bundle/member-rows.ts); for no such domain, the text as it is.
  */
-export function withDomainPlaceholder(text: string, domain: string): string {
-  return text.includes(`.${domain}`) ? text.replaceAll(`.${domain}`, `.${DOMAIN_PLACEHOLDER}`) : text;
+export function domainLeftOut(domain: string | undefined): (text: string) => string {
+  if (domain === undefined) return (text) => text;
+  const suffix = `.${domain}`;
+  const placeholder = `.${DOMAIN_PLACEHOLDER}`;
+  return (text) => (text.includes(suffix) ? text.replaceAll(suffix, placeholder) : text);
 }
 
 /** A text made with the domain's placeholder (urlsWithDomainPlaceholder), with the domain bound in. */
