@@ -27,20 +27,23 @@ export function perString<T>(limit: number, compute: (text: string) => T): (text
 }
 
 /**
- * The frozen item last made for an owner's slot, given back while the facts it was made from are the same
- * (each compared with ===), else made again and kept in its place: one object per fact across stacks, so
- * what is written of it can be kept by it (bundle-files.ts, fragments). One item a slot: a request with
- * new facts (another domain) replaces it instead of adding to what is kept.
+ * The frozen item last kept for an owner's slot: the caller gives it back while the facts it was made from
+ * are the same (compared where it is used, field by field), else makes one and keeps it in its place. One
+ * object per fact across stacks, so what is written of it can be kept by it (bundle-files.ts, fragments);
+ * one item a slot, so a request with new facts (another domain) replaces it instead of adding to what is kept.
  */
-export function keptItems<O extends object, T extends object>(): (owner: O, slot: string | number, facts: readonly unknown[], make: () => T) => Readonly<T> {
-  const kept = new WeakMap<O, Map<string | number, { facts: readonly unknown[]; item: Readonly<T> }>>();
-  return (owner, slot, facts, make) => {
-    let slots = kept.get(owner);
-    if (!slots) kept.set(owner, (slots = new Map()));
-    const last = slots.get(slot);
-    if (last && last.facts.length === facts.length && last.facts.every((fact, i) => fact === facts[i])) return last.item;
-    const item = Object.freeze(make());
-    slots.set(slot, { facts, item });
-    return item;
-  };
+export class KeptSlots<O extends object, T extends object> {
+  private readonly kept = new WeakMap<O, Map<string | number, Readonly<T>>>();
+
+  get(owner: O, slot: string | number): Readonly<T> | undefined {
+    return this.kept.get(owner)?.get(slot);
+  }
+
+  keep(owner: O, slot: string | number, item: T): Readonly<T> {
+    let slots = this.kept.get(owner);
+    if (!slots) this.kept.set(owner, (slots = new Map()));
+    const frozen = Object.freeze(item);
+    slots.set(slot, frozen);
+    return frozen;
+  }
 }

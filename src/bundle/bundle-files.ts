@@ -21,7 +21,7 @@ import { execArguments } from './framework-config.js';
 import { AUTH_FILE_FORMAT } from './proxy-auth.js';
 import { SOCKET_PROXY_SERVICE } from '../model/socket-proxy.js';
 import { envGroups } from './env-groups.js';
-import { databaseRows, memberRows, routeRows, urlRows } from './member-rows.js';
+import { databaseRows, memberRows, routeRows, routeUrls, urlRows } from './member-rows.js';
 import { bindableDomain, bindDomain, DOMAIN_PLACEHOLDER, domainLeftOut } from '../cache/late-binding.js';
 import { LOCAL_MODEL_SERVER_VARIABLE, wiredServers } from '../model/model-servers.js';
 
@@ -36,7 +36,7 @@ const TEMPLATE_FILES = ['README.md', 'env.example', 'install.sh', 'install.ps1',
  * the item where that is frozen (the model hands out one frozen object per fact wherever a fact repeats from
  * stack to stack: build-model.ts). A new selection then writes only what is new in it.
  */
-const FRAGMENT_FILES = ['env-group', 'readme-member', 'readme-url', 'readme-route', 'readme-database', 'start-url'];
+const FRAGMENT_FILES = ['env-group', 'readme-member', 'readme-url', 'readme-route', 'readme-database', 'start-url', 'lib-secret'];
 
 export class BundleTemplates {
   private readonly templates = new Map<string, CompiledTemplate>();
@@ -118,6 +118,7 @@ const FRAGMENT_HELPERS = { sh: shellQuote, ps: psQuote, dotenv: dotenvValue, one
 
 function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, NativeVariable[]>, lateDomain: string | undefined) {
   const leftOut = domainLeftOut(lateDomain);
+  const urlsOfRoutes = routeUrls(model, leftOut);
   const { options, resolution } = model;
   // the per-member lists, from each plugin's facts (read off its manifest once), in one pass
   const volumes: string[] = [];
@@ -163,8 +164,8 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
     // each container service and the .env variable naming its image (scripts/update.sh puts them back on a rollback)
     imageVariables,
     backupKeep: { variable: BACKUP_KEEP_VARIABLE, default: BACKUP_KEEP_DEFAULT },
-    urls: urlRows(model, leftOut),
-    routes: routeRows(model, leftOut),
+    urls: urlRows(model, urlsOfRoutes),
+    routes: routeRows(model, urlsOfRoutes, leftOut),
     proxy: proxy ? {
       id: proxy.id,
       name: proxy.manifest.name,

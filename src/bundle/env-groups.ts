@@ -1,7 +1,7 @@
 // The stack's .env variables as .env.example shows them, one group per plugin (and one for the stack), with
 // the lists the scripts and the README take of them, in one pass over the variables.
 import type { ContainerPlugin } from '../catalogue/types.js';
-import { keptItems } from '../memo.js';
+import { KeptSlots, perObject } from '../memo.js';
 import type { EnvVar, StackModel } from '../model/model.js';
 
 /** A heading of .env.example and its variables; frozen, and the same object in every stack, where its variables are. */
@@ -15,22 +15,42 @@ export interface EnvGroup {
  * domain's placeholder there where the domain binds late (`leftOut`, late-binding.ts domainLeftOut).
  */
 export function envGroups(model: StackModel, leftOut: (text: string) => string) {
-  const groups = new Map<string, { title: string; vars: EnvVar[] }>();
-  const secrets: { key: string; length: number; charset: string; prefix: string }[] = [];
+  const groups = new Map<string, OpenGroup>();
+  const secrets: Readonly<ReturnType<typeof secretOf>>[] = [];
   const required: string[] = [];
   const optionalInputs: string[] = [];
   for (const v of model.env) {
     let group = groups.get(v.group);
     if (!group) {
-      const title = v.group === '' ? 'Stack-wide settings and model provider keys' : `${v.group}: ${model.plugins.get(v.group)?.manifest.name ?? v.group}`;
-      groups.set(v.group, (group = { title, vars: [] }));
+      const plugin = model.plugins.get(v.group);
+      groups.set(v.group, (group = { title: v.group === '' ? STACK_TITLE : plugin ? titleOf(plugin) : `${v.group}: ${v.group}`, plugin, vars: [], kept: true }));
     }
-    group.vars.push(Object.isFrozen(v) || v.group === '' ? v : keptVariable(v, model, leftOut));
-    if (v.secret) secrets.push({ key: v.key, length: v.secret.length, charset: v.secret.charset, prefix: v.secret.prefix });
+    const frozen = Object.isFrozen(v);
+    if (frozen) group.vars.push(v);
+    else if (group.plugin) group.vars.push(keptVariable(v, group.plugin, leftOut));
+    else {
+      group.vars.push(v);
+      group.kept = false;
+    }
+    if (v.secret) secrets.push(frozen ? keptSecret(v) : secretOf(v));
     else if (v.example === '') (v.required ? required : optionalInputs).push(v.key);
   }
-  return { envGroups: [...groups.values()].map(keptGroup), secrets, required, optionalInputs };
+  const envGroups: EnvGroup[] = [];
+  for (const group of groups.values()) envGroups.push(group.kept ? keptGroup(group.title, group.vars) : group);
+  return { envGroups, secrets, required, optionalInputs };
 }
+
+interface OpenGroup {
+  title: string;
+  /** the plugin whose group it is (none for the stack's) */
+  plugin: ContainerPlugin | undefined;
+  vars: EnvVar[];
+  /** whether every variable is a frozen one (the group can be kept) */
+  kept: boolean;
+}
+
+const STACK_TITLE = 'Stack-wide settings and model provider keys';
+const titleOf = perObject((plugin: ContainerPlugin) => `${plugin.id}: ${plugin.manifest.name}`);
 
 /**
  * Groups by their first variable. A variable the model hands out frozen (build-model.ts) is the same object in
@@ -40,24 +60,29 @@ export function envGroups(model: StackModel, leftOut: (text: string) => string) 
  */
 const groupsByFirst = new WeakMap<EnvVar, EnvGroup>();
 
-function keptGroup(group: { title: string; vars: EnvVar[] }): EnvGroup {
-  const first = group.vars[0];
-  if (!group.vars.every((v) => Object.isFrozen(v))) return group;
+function keptGroup(title: string, vars: EnvVar[]): EnvGroup {
+  const first = vars[0];
   const kept = groupsByFirst.get(first);
-  if (kept && kept.title === group.title && sameItems(kept.vars, group.vars)) return kept;
-  const made = Object.freeze({ title: group.title, vars: Object.freeze(group.vars) });
+  if (kept && kept.title === title && sameItems(kept.vars, vars)) return kept;
+  const made = Object.freeze({ title, vars: Object.freeze(vars) });
   groupsByFirst.set(first, made);
   return made;
 }
 
-/** A plugin's variable the stack made (its example a public URL), frozen and given back while the same (memo.ts keptItems). */
-function keptVariable(v: EnvVar, model: StackModel, leftOut: (text: string) => string): EnvVar {
-  const plugin = model.plugins.get(v.group);
-  if (!plugin) return v;
+/** A plugin's variable the stack made (its example a public URL), frozen and given back while the same (memo.ts KeptSlots). */
+function keptVariable(v: EnvVar, plugin: ContainerPlugin, leftOut: (text: string) => string): EnvVar {
   const example = leftOut(v.example);
-  return madeVariable(plugin, v.key, [v.description, example, v.required, v.secret], () => ({ ...v, example }));
+  const last = madeVariables.get(plugin, v.key);
+  return last && last.example === example && last.description === v.description && last.required === v.required && last.secret === v.secret
+    ? last : madeVariables.keep(plugin, v.key, { ...v, example });
 }
-const madeVariable = keptItems<ContainerPlugin, EnvVar>();
+const madeVariables = new KeptSlots<ContainerPlugin, EnvVar>();
+
+/** A secret scripts/lib.sh fills in on first start (its fragment is kept by this object where the variable is frozen). */
+function secretOf(v: EnvVar) {
+  return { key: v.key, length: v.secret!.length, charset: v.secret!.charset, prefix: v.secret!.prefix };
+}
+const keptSecret = perObject((v: EnvVar) => Object.freeze(secretOf(v)));
 
 function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
   if (a.length !== b.length) return false;
