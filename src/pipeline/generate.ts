@@ -9,11 +9,11 @@ import { REQUEST_FIELDS, type Bundle, type GenerateRequest } from '../bundle/bun
 import { BundleTemplates } from '../bundle/bundle-files.js';
 import { composeChunks, COMPOSE_FILE } from '../emit/compose/compose.js';
 import { chunkedBundleJson, keepChunks } from '../bundle/file-chunks.js';
-import { CHUNK_CHARS, joinedChunks } from '../text-chunks.js';
+import { joinedChunks } from '../text-chunks.js';
 import { DEFAULT_FRAGMENT_CACHE_BYTES, FragmentCache } from '../cache/fragment-cache.js';
-import { PluginFileRenderer } from '../bundle/plugin-files.js';
+import { catalogueFileHashes, PluginFileRenderer } from '../bundle/plugin-files.js';
 import { resolve, type Resolution } from '../model/resolve.js';
-import { fileHash, provenance, PROVENANCE_FILE } from '../bundle/provenance.js';
+import { provenance, PROVENANCE_FILE } from '../bundle/provenance.js';
 import { bindShape, boundAnswer, checkedShape, type BundleShape } from '../cache/bundle-shape.js';
 import { lateValues, shapeKey, withPlaceholders } from '../cache/late-binding.js';
 import { KubernetesTemplates, kubernetesFiles, SHARED_FILES } from '../emit/kubernetes/index.js';
@@ -50,16 +50,12 @@ export class Generator {
   /** Requests of late-bound bundles asked for once, by their key: a second ask keeps the bundle. */
   private readonly seen: LRUCache<string, true> | undefined;
 
-  /** sha256 of plugin files by their content (contentHashes below), when this generator caches at all */
-  private readonly contentHashes: LRUCache<string, string> | undefined;
-
   /**
    * `cacheSize` entries of fragments in at most `renderCacheBytes`; `bundleCacheBytes` for whole bundles
    * and request shapes together, half each (a bundle counts twice its text: its encoded answer is kept
    * beside it).
    */
   constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 16 * 1024 * 1024, renderCacheBytes = DEFAULT_FRAGMENT_CACHE_BYTES) {
-    this.contentHashes = cacheSize > 0 ? contentHashes : undefined;
     this.cache = new FragmentCache(cacheSize, renderCacheBytes);
     const half = Math.max(1, Math.floor(bundleCacheBytes / 2));
     this.bundles = cacheSize > 0 && bundleCacheBytes > 0
@@ -191,25 +187,11 @@ export class Generator {
       files = new Map<string, string>([[COMPOSE_FILE, joinedChunks(compose)], ...pluginFiles]);
       for (const [file, content] of this.bundleTemplates.render(model, undefined, chunks)) files.set(file, content);
     }
-    // most plugin files come out the same for many stacks (and skills are the catalogue's strings), on every
-    // target: their sha256 is remembered by content
+    // the skills are the catalogue's strings, the same file in every stack that ships them, on every target:
+    // their sha256 is kept by the skill (where a target writes the file as it is)
     const known = new Map<string, string>();
-    if (this.contentHashes) {
-      for (const file of pluginFiles.keys()) {
-        const content = files.get(file);
-        if (content !== undefined) known.set(file, this.contentHash(content));
-      }
-    }
+    for (const [file, [content, hash]] of catalogueFileHashes(model)) if (files.get(file) === content) known.set(file, hash);
     return this.assemble(request, summary, files, known, chunks);
-  }
-
-  private contentHash(content: string): string {
-    // a file as large as a chunk grows with the stack (the framework's reference file) and is seldom
-    // the same twice: looking it up would cost a pass over it (and a flat copy) for nothing
-    if (content.length >= CHUNK_CHARS) return fileHash(content);
-    let hash = this.contentHashes!.get(content);
-    if (hash === undefined) this.contentHashes!.set(content, (hash = fileHash(content)));
-    return hash;
   }
 
   /** The frozen bundle: the files sorted by path, with the stack record (stackwright.json) of exactly these. */
@@ -230,13 +212,6 @@ export class Generator {
     return bundle;
   }
 }
-
-/**
- * sha256 of plugin files by their content (most come out the same for many stacks), for the
- * whole process: a hash is a function of the content alone, so a fresh generator (a hot reload keeps
- * most plugins) finds the hashes of the files it renders alike.
- */
-const contentHashes = new LRUCache<string, string>({ maxSize: 8 * 1024 * 1024, sizeCalculation: (_hash, content) => Math.max(1, content.length) });
 
 /** Room for the keys of requests asked for once (a key is ~150 characters: some 7,000 of them). */
 const SEEN_KEYS_BYTES = 1024 * 1024;
