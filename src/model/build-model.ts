@@ -12,7 +12,7 @@ import {
   type EnvVar, type PublishedPort, type Route, type StackDatabase, type StackMember, type StackModel, type StackOptions,
 } from './model.js';
 import { envPrefix, imageVariable, memoryVariable, portVariable } from './env-names.js';
-import { perObject, perString } from '../memo.js';
+import { KeptSlots, perObject, perString } from '../memo.js';
 
 export function buildModel(resolution: Resolution, options: StackOptions): StackModel {
   const members = placeMembers(resolution, options);
@@ -174,19 +174,18 @@ const envEntries = perObject((plugin: ContainerPlugin): readonly EnvEntry[] => (
 /**
  * The variables the stack keeps for each container of a plugin (its image and memory limit, each host port at the
  * port it got, the password of each database it owns), frozen and the same object in every stack that has
- * them: the bundle files keep what they write of a variable by that object (bundle-files.ts). Looked up by
- * what tells them apart (a GPU, a port's number and host port, a server), never by a key built per stack.
+ * them: the bundle files keep what they write of a variable by that object (bundle-files.ts). A slot is named
+ * by what tells its variable apart (`:image` and `:memory`, which no plugin id or variable can be, a port's
+ * variable, a database server's id), never by a key built per stack, and holds one variable, given back while
+ * its example is the same.
  */
-interface KeptVariables {
-  images: [EnvVar | undefined, EnvVar | undefined];
-  memory?: EnvVar;
-  /** by the port's variable name (the catalogue's string, the same object each stack), then its host port */
-  ports: Map<string, Map<number, EnvVar>>;
-  /** by database server id */
-  databases: Map<string, EnvVar>;
+const keptVariables = new KeptSlots<ContainerPlugin, EnvVar>();
+
+function keptVariable(plugin: ContainerPlugin, slot: string, example: string, make: () => Omit<EnvVar, 'example'>): EnvVar {
+  const last = keptVariables.get(plugin, slot);
+  return last !== undefined && last.example === example ? last : keptVariables.keep(plugin, slot, { ...make(), example });
 }
 
-const keptVariables = perObject((_plugin: ContainerPlugin): KeptVariables => ({ images: [undefined, undefined], ports: new Map(), databases: new Map() }));
 /** A stack-wide variable whose facts are fixed, frozen once. */
 function stackVariable(key: string, example: string, description: string, required = false, secret?: EnvVar['secret']): EnvVar {
   return Object.freeze({ key, example, description, required, group: '', ...(secret ? { secret: Object.freeze(secret) } : {}) });
@@ -236,15 +235,10 @@ function collectEnv(
   // the role passwords of frameworks' own databases (declared ones are the plugins' own variables)
   for (const db of databases.filter((d) => d.urlVariable && !seen.has(d.passwordVariable))) {
     seen.add(db.passwordVariable);
-    const kept = keptVariables(plugins.get(db.consumer)!).databases;
-    let variable = kept.get(db.server);
-    if (variable === undefined) {
-      kept.set(db.server, (variable = Object.freeze({
-        key: db.passwordVariable, example: '', required: true, group: db.consumer, secret: Object.freeze({ length: 32, charset: 'alnum', prefix: '' }),
-        description: `Password of ${db.consumer}'s own database user on ${db.server} (its skills use it through ${db.urlVariable})`,
-      })));
-    }
-    vars.push(variable);
+    vars.push(keptVariable(plugins.get(db.consumer)!, db.server, '', () => ({
+      key: db.passwordVariable, required: true, group: db.consumer, secret: Object.freeze({ length: 32, charset: 'alnum', prefix: '' }),
+      description: `Password of ${db.consumer}'s own database user on ${db.server} (its skills use it through ${db.urlVariable})`,
+    })));
   }
   if (ports.length) vars.push(STACK_VARIABLES.bind);
   if (proxyAuth) vars.push(STACK_VARIABLES.proxyUser, STACK_VARIABLES.proxyPassword);
@@ -259,26 +253,19 @@ function collectEnv(
   for (const m of members) {
     if (m.placement !== 'container') continue;
     const plugin = m.plugin;
-    const kept = keptVariables(plugin);
-    const gpu = options.gpu ? 1 : 0;
-    vars.push(kept.images[gpu] ??= Object.freeze({ key: imageVariable(plugin.id), example: imageRef(plugin, options.gpu), required: false, group: plugin.id,
-      description: 'Image and tag (scripts/update.sh pulls it; change the tag to move this service forward or back)' }));
-    vars.push(kept.memory ??= Object.freeze({ key: memoryVariable(plugin.id), example: `${plugin.manifest.memoryLimitMB}m`, required: false, group: plugin.id,
-      description: 'Memory limit (the working set upstream recommends); the container is stopped by the kernel above it' }));
+    vars.push(keptVariable(plugin, ':image', imageRef(plugin, options.gpu), () => ({ key: imageVariable(plugin.id), required: false, group: plugin.id,
+      description: 'Image and tag (scripts/update.sh pulls it; change the tag to move this service forward or back)' })));
+    vars.push(keptVariable(plugin, ':memory', `${plugin.manifest.memoryLimitMB}m`, () => ({ key: memoryVariable(plugin.id), required: false, group: plugin.id,
+      description: 'Memory limit (the working set upstream recommends); the container is stopped by the kernel above it' })));
   }
   if (socketProxy) vars.push(STACK_VARIABLES.socketProxyImage, STACK_VARIABLES.socketProxyMemory);
   if (members.some((m) => m.placement === 'container' && (m.plugin.manifest.volumes ?? []).length)) vars.push(STACK_VARIABLES.backupKeep);
   vars.push(STACK_VARIABLES.logDriver, STACK_VARIABLES.logMaxSize, STACK_VARIABLES.logMaxFile);
   if (members.some((m) => m.placement === 'native')) vars.push(STACK_VARIABLES.nativeBind);
   for (const p of ports) {
-    const kept = keptVariables(plugins.get(p.plugin)!).ports;
-    let byHost = kept.get(p.variable);
-    if (!byHost) kept.set(p.variable, (byHost = new Map()));
-    let variable = byHost.get(p.host);
-    if (variable === undefined) {
-      byHost.set(p.host, (variable = Object.freeze({ key: p.variable, description: hostPortDescription(p.description), example: String(p.host), required: false, group: p.plugin })));
-    }
-    vars.push(variable);
+    vars.push(keptVariable(plugins.get(p.plugin)!, p.variable, String(p.host), () => ({
+      key: p.variable, description: hostPortDescription(p.description), required: false, group: p.plugin,
+    })));
   }
   return vars;
 }
