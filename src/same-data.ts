@@ -1,5 +1,5 @@
 // Structural equality of plain data, for memos that keep the last value built from an input and compare
-// the next input with it instead of building its key (cache/fragment-cache.ts getByInput, emit/yaml-dump.ts).
+// the next input with it instead of building its key (cache/fragment-cache.ts getByInput, compose.ts).
 
 /**
  * Whether two values of plain data (strings, numbers, booleans, null, undefined, arrays and plain objects
@@ -23,5 +23,15 @@ export function sameData(a: unknown, b: unknown): boolean {
   for (let i = 0; i < keys.length; i++) {
     if (keys[i] !== other[i] || !sameData((a as Record<string, unknown>)[keys[i]], (b as Record<string, unknown>)[keys[i]])) return false;
   }
+  return true;
+}
+
+/**
+ * sameData over the fields `keys` of two objects of one type (each field compared with sameData): for a type
+ * whose fields are listed once beside it, without listing the objects' keys for every comparison.
+ */
+export function sameFields<T extends object>(a: T, b: T, keys: readonly (keyof T)[]): boolean {
+  if (a === b) return true;
+  for (let i = 0; i < keys.length; i++) if (!sameData(a[keys[i]], b[keys[i]])) return false;
   return true;
 }

@@ -24,6 +24,7 @@ import { envGroups } from './env-groups.js';
 import { databaseRows, memberRows, routeRows, routeUrls, urlRows } from './member-rows.js';
 import { bindableDomain, bindDomain, DOMAIN_PLACEHOLDER, domainLeftOut } from '../cache/late-binding.js';
 import { LOCAL_MODEL_SERVER_VARIABLE, wiredServers } from '../model/model-servers.js';
+import { imagePins } from './provenance.js';
 
 /** Scripts get mode 0755 in the archive. */
 export const SCRIPT_FILES = ['scripts/lib.sh', 'scripts/start.sh', 'scripts/stop.sh', 'scripts/update.sh', 'scripts/backup.sh', 'scripts/status.sh'];
@@ -36,11 +37,15 @@ const TEMPLATE_FILES = ['README.md', 'env.example', 'install.sh', 'install.ps1',
  * the item where that is frozen (the model hands out one frozen object per fact wherever a fact repeats from
  * stack to stack: build-model.ts). A new selection then writes only what is new in it.
  */
-const FRAGMENT_FILES = ['env-group', 'readme-member', 'readme-url', 'readme-route', 'readme-database', 'start-url', 'lib-secret'];
+const ENV_GROUP_FRAGMENT = 'env-group';
+const FRAGMENT_FILES = [ENV_GROUP_FRAGMENT, 'readme-member', 'readme-url', 'readme-route', 'readme-database', 'start-url', 'lib-secret'];
+
+/** A fragment's text of an item; `late`: it holds the domain's placeholder; `pins`: its image pins, once asked for. */
+interface KeptFragment { readonly text: string; readonly late: boolean; pins?: Readonly<Record<string, string>> }
 
 export class BundleTemplates {
   private readonly templates = new Map<string, CompiledTemplate>();
-  private readonly fragments = new Map<string, { template: CompiledTemplate; kept: WeakMap<object, string> }>();
+  private readonly fragments = new Map<string, { template: CompiledTemplate; kept: WeakMap<object, KeptFragment> }>();
 
   /**
    * `keep`: fragments are kept by their items, and the rows that hold the stack's domain are made with the
@@ -54,31 +59,41 @@ export class BundleTemplates {
     }
   }
 
-  /** it.fragment(name, item) in a template of a stack whose domain (if it binds late) is `domain`: the fragment's text of the item. */
-  private fragmentWriter(domain: string | undefined): (name: string, item: object) => string {
+  /**
+   * it.fragment(name, item) in a template of a stack whose domain (if it binds late) is `domain`: the fragment's
+   * text of the item. Given `pins`, the image pins of each `.env.example` group it writes go there (provenance.ts
+   * imagePins of the group's text: a group's lines are whole lines of the file, so the file's pins are its
+   * groups' in order), kept with the group's text where that is kept.
+   */
+  private fragmentWriter(domain: string | undefined, pins?: Record<string, string>): (name: string, item: object) => string {
     return (name, item) => {
       const fragment = this.fragments.get(name);
       if (!fragment) throw new Error(`no bundle fragment named ${name} (templates/fragments/)`);
-      let text = fragment.kept.get(item);
-      if (text === undefined) {
+      let kept = fragment.kept.get(item);
+      if (kept === undefined) {
         // one flat string: a file joins hundreds of fragments, and reading a join costs a step per piece
-        text = flattened(renderTemplate(fragment.template, { ...FRAGMENT_HELPERS, item }));
-        if (this.keep && Object.isFrozen(item)) fragment.kept.set(item, text);
+        const made = flattened(renderTemplate(fragment.template, { ...FRAGMENT_HELPERS, item }));
+        kept = { text: made, late: made.includes(DOMAIN_PLACEHOLDER) };
+        if (this.keep && Object.isFrozen(item)) fragment.kept.set(item, kept);
       }
-      return domain !== undefined && text.includes(DOMAIN_PLACEHOLDER) ? bindDomain(text, domain) : text;
+      const bound = domain !== undefined && kept.late;
+      const text = bound ? bindDomain(kept.text, domain) : kept.text;
+      if (pins && name === ENV_GROUP_FRAGMENT) Object.assign(pins, bound ? imagePins(text) : (kept.pins ??= imagePins(text)));
+      return text;
     };
   }
 
   /**
    * The bundle files of a model; `only` names the few another target reuses (the rest are not rendered).
-   * Given `chunks`, a file that comes out in more than one chunk (text-chunks.ts) has its chunks put there.
+   * Given `chunks`, a file that comes out in more than one chunk (text-chunks.ts) has its chunks put there;
+   * given `pins`, the image pins of `.env.example` (provenance.ts imagePins of its text) are put there.
    */
-  render(model: StackModel, only?: readonly string[], chunks?: Map<string, readonly string[]>): Map<string, string> {
+  render(model: StackModel, only?: readonly string[], chunks?: Map<string, readonly string[]>, pins?: Record<string, string>): Map<string, string> {
     // each native part's environment, built once and written as PowerShell (install.ps1) and bash (native/<id>.sh)
     const nativeEnvs = new Map(model.members.filter((m) => m.placement === 'native').map((m) => [m.plugin.id, nativeEnvironment(model, m)]));
     // the domain the rows leave out (bound into their text), where it binds late
     const domain = this.keep && model.options.domain !== undefined && bindableDomain(model.options.domain) ? model.options.domain : undefined;
-    const context = { ...bundleContext(model, nativeEnvs, domain), fragment: this.fragmentWriter(domain) };
+    const context = { ...bundleContext(model, nativeEnvs, domain), fragment: this.fragmentWriter(domain, pins) };
     const out = new Map<string, string>();
     const put = (file: string, template: string, data: object = context) => {
       if (only && !only.includes(file)) return;

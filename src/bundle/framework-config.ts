@@ -9,7 +9,7 @@ import type { FrameworkManifest, FrameworkPlugin } from '../catalogue/types.js';
 // framework's own section read alike
 import { dumpQuotedListKept, dumpQuotedYaml, dumpQuotedYamlKept } from '../emit/yaml-dump.js';
 import { deepFreeze } from '../freeze.js';
-import { perObject } from '../memo.js';
+import { KeptSlots, perObject } from '../memo.js';
 
 /** The template context's parts the shared document reads (bundle/plugin-files.ts builds them). */
 export interface ReferenceContext {
@@ -106,15 +106,41 @@ function referenceDocument(plugin: FrameworkPlugin, role: string, native: boolea
     },
     gateway: m.interactive ? { ...gateway, access: interactiveAccess(plugin.id, m.interactive, native) } : gateway,
     providers: c.providers ?? [],
-    services: others.map((s) => ({
-      id: s.id, name: s.name, kind: s.kind, category: s.category, host: s.host, url: s.url,
-      ports: s.ports.map((p) => ({ container: p.container, web: p.web })),
-      secretEnv: s.secrets,
-    })),
-    companions: companions.map((s) => ({ id: s.id, name: s.name, host: s.host, url: s.url })),
+    services: others.map((s) => serviceItem(plugin, s)),
+    companions: companions.map((s) => companionItem(plugin, s)),
     skills: skillsSection(context.skills),
   };
 }
+
+type ServiceEntry = ReferenceContext['services'][number];
+
+/**
+ * A service's item of the `services` list, frozen and kept per framework and service while what it is made of
+ * is the same: one object across stacks, so its text is kept by it (dumpQuotedListKept) and a new selection
+ * compares a few fields of each service instead of building and comparing its item.
+ */
+function serviceItem(framework: FrameworkPlugin, s: ServiceEntry) {
+  const last = keptServiceItems.get(framework, s.id);
+  if (last !== undefined && last.host === s.host && last.url === s.url && last.name === s.name && last.kind === s.kind
+    && last.category === s.category && last.secretEnv === s.secrets && samePorts(last.ports, s.ports)) return last;
+  return keptServiceItems.keep(framework, s.id, {
+    id: s.id, name: s.name, kind: s.kind, category: s.category, host: s.host, url: s.url,
+    ports: deepFreeze(s.ports.map((p) => ({ container: p.container, web: p.web }))),
+    secretEnv: s.secrets,
+  });
+}
+const keptServiceItems = new KeptSlots<FrameworkPlugin, { id: string; name: string; kind: string; category: string | null; host: string; url: string | null; ports: readonly { container: number; web: boolean }[]; secretEnv: readonly string[] }>();
+
+const samePorts = (kept: readonly { container: number; web: boolean }[], ports: readonly { container: number; web: boolean }[]) =>
+  kept.length === ports.length && kept.every((p, i) => p.container === ports[i].container && p.web === ports[i].web);
+
+/** A companion framework's item of the `companions` list, kept as serviceItem keeps a service's. */
+function companionItem(framework: FrameworkPlugin, s: ServiceEntry) {
+  const last = keptCompanionItems.get(framework, s.id);
+  if (last !== undefined && last.name === s.name && last.host === s.host && last.url === s.url) return last;
+  return keptCompanionItems.keep(framework, s.id, { id: s.id, name: s.name, host: s.host, url: s.url });
+}
+const keptCompanionItems = new KeptSlots<FrameworkPlugin, { id: string; name: string; host: string; url: string | null }>();
 
 /**
  * The skill packs' section, by the packs' context: plugin-files.ts hands over the same frozen array while a

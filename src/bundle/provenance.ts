@@ -54,24 +54,36 @@ export function fileHash(content: string | readonly string[]): string {
   return hash.digest('hex');
 }
 
+/** What the renderer already knows of a bundle's files, so the record need not read them again. */
+export interface KnownFacts {
+  /** hashes of some of the files (the same content) */
+  hashes?: ReadonlyMap<string, string>;
+  /** the chunks of the large files (text-chunks.ts) */
+  chunks?: ReadonlyMap<string, readonly string[]>;
+  /** the files' paths sorted (the record lists them in that order) */
+  names?: readonly string[];
+  /** imagePins of .env.example, taken as it was written (bundle-files.ts) */
+  images?: Readonly<Record<string, string>>;
+}
+
 /**
- * The record; `known` holds hashes already computed for some of the files (the same content), `chunks` the
- * chunks of the large ones, `names` the files' paths sorted (the record lists them in that order). A bundle
- * bound into a shape gets its record from the shape's (bundle-shape.ts), which is this record with gaps.
+ * The record of a bundle's files, with what the renderer knows of them (`known`). A bundle bound into a shape
+ * gets its record from the shape's (bundle-shape.ts), which is this record with gaps.
  */
-export function provenance<R extends object>(request: R, fields: readonly (keyof R)[], catalogueRevision: string, files: ReadonlyMap<string, string>, known?: ReadonlyMap<string, string>, chunks?: ReadonlyMap<string, readonly string[]>, names: readonly string[] = [...files.keys()].sort()): string {
+export function provenance<R extends object>(request: R, fields: readonly (keyof R)[], catalogueRevision: string, files: ReadonlyMap<string, string>, known: KnownFacts = {}): string {
+  const { hashes, chunks, names = [...files.keys()].sort() } = known;
   const sent: Record<string, unknown> = {};
   for (const f of fields) if (request[f] !== undefined) sent[f as string] = request[f];
   const head = JSON.stringify({
     stackwright: { version: STACKWRIGHT_VERSION, catalogueRevision },
     request: sent,
-    images: imagePins(chunks?.get(ENV_EXAMPLE_FILE) ?? files.get(ENV_EXAMPLE_FILE) ?? ''),
+    images: known.images ?? imagePins(chunks?.get(ENV_EXAMPLE_FILE) ?? files.get(ENV_EXAMPLE_FILE) ?? ''),
   }, null, 2);
   // the files' hashes written as JSON.stringify(..., null, 2) writes them: a record of a few hundred keys
   // built and stringified cost more than the lines
   let lines = '';
   for (const file of names) {
-    const hash = known?.get(file) ?? fileHash(chunks?.get(file) ?? files.get(file)!);
+    const hash = hashes?.get(file) ?? fileHash(chunks?.get(file) ?? files.get(file)!);
     lines += `${lines ? ',' : ''}\n    ${JSON.stringify(file)}: "${hash}"`;
   }
   return `${head.slice(0, -2)},\n  "files": ${lines ? `{${lines}\n  }` : '{}'}\n}\n`;

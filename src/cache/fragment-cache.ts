@@ -45,15 +45,15 @@ export class FragmentCache {
 
   /**
    * get(kind, plugin.hash, JSON.stringify(input), build), answered from the plugin's last input of this
-   * kind when `input` is the same data (sameData). `input` must be plain data (what its JSON names exactly)
-   * that, with the plugin, decides the value.
+   * kind when `input` is the same data (`same`: sameData, or a comparison of its type's fields). `input` must
+   * be plain data (what its JSON names exactly) that, with the plugin, decides the value.
    */
-  getByInput<T>(kind: string, plugin: { readonly hash: string }, input: unknown, build: () => T): T {
+  getByInput<I, T>(kind: string, plugin: { readonly hash: string }, input: I, build: () => T, same: (kept: I, input: I) => boolean = sameData): T {
     if (!this.lru) return build();
     let last = this.last.get(kind);
     if (!last) this.last.set(kind, (last = new WeakMap()));
     const kept = last.get(plugin);
-    if (kept && sameData(kept.input, input)) {
+    if (kept && same(kept.input as I, input)) {
       this.hits++;
       return kept.value as T;
     }

@@ -10,7 +10,6 @@
 // Two styles, each with the texts it kept: the emitters' documents, and the framework configs' reference
 // files (bundle/framework-config.ts), where every string value is double-quoted.
 import * as yaml from 'js-yaml';
-import { sameData } from '../same-data.js';
 
 /** The options of every emitted document: no line folding, no anchors, double quotes where quoting is needed. */
 export const DUMP_OPTIONS: yaml.DumpOptions = { lineWidth: -1, noRefs: true, quoteStyle: 'double', sortKeys: false };
@@ -71,8 +70,8 @@ class KeptTexts {
 const MAX_KEPT_CHARS = 4 * 1024 * 1024;
 const keptDocuments = new KeptTexts();
 const keptItems = new KeptTexts();
-/** The last item of each id in each list and its text (dumpQuotedListKept), by list key and id. */
-const lastItems = new Map<string, { item: unknown; text: string }>();
+/** The texts of frozen list items (dumpQuotedListKept), by the item: kept as long as it lives. */
+const itemTexts = new WeakMap<object, string>();
 
 /**
  * Data whose JSON tells it from every other value the dumper could be given: strings, booleans, null,
@@ -113,35 +112,30 @@ export function dumpQuotedYamlKept(value: Record<string, unknown>): string {
 
 /**
  * dumpQuotedYaml({ [key]: items }) for a list whose items recur from stack to stack (the services of a
- * reference file): each item's lines are kept by its JSON. The items of a block sequence are independent
- * lines, so the list is its key and its items' texts one after another.
+ * reference file): each item's lines are kept, by the item where it is frozen (a frozen item is taken as
+ * frozen through and through: the catalogue's and the kept items of framework-config.ts are), else by its
+ * JSON. The items of a block sequence are independent lines, so the list is its key and its items' texts
+ * one after another.
  */
 export function dumpQuotedListKept(key: string, items: readonly unknown[]): string {
   const keyText = keyScalar(QUOTED, key);
   if (!items.length || keyText === OUTSIDE) return dumpQuotedYaml({ [key]: items });
   const out = [keyText, ':'];
   for (const item of items) {
-    // an item with an id (a service) is most often the same as the last item of that id in this list: compared
-    // with it, not looked up by its JSON
-    const id = typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string' ? `${key}\0${(item as { id: string }).id}` : undefined;
-    const last = id === undefined ? undefined : lastItems.get(id);
-    if (last !== undefined && sameData(last.item, item)) {
-      out.push(last.text);
-      continue;
-    }
-    if (!isPlainData(item) || item === undefined) return dumpQuotedYaml({ [key]: items });
-    const json = JSON.stringify(item);
-    let text = keptItems.get(json);
+    const frozen = typeof item === 'object' && item !== null && Object.isFrozen(item);
+    let text = frozen ? itemTexts.get(item) : undefined;
     if (text === undefined) {
-      // as writeSequence writes an item of a list at level 1
-      const parts = [lineStart(1), '- '];
-      if (!writeNode(QUOTED, item, 2, true, parts)) return dumpQuotedYaml({ [key]: items });
-      settleIndicator(parts, 1, '-');
-      keptItems.set(json, (text = parts.join('')));
-    }
-    if (id !== undefined) {
-      if (lastItems.size >= MAX_KEPT) lastItems.clear();
-      lastItems.set(id, { item, text });
+      if (!isPlainData(item) || item === undefined) return dumpQuotedYaml({ [key]: items });
+      const json = JSON.stringify(item);
+      text = keptItems.get(json);
+      if (text === undefined) {
+        // as writeSequence writes an item of a list at level 1
+        const parts = [lineStart(1), '- '];
+        if (!writeNode(QUOTED, item, 2, true, parts)) return dumpQuotedYaml({ [key]: items });
+        settleIndicator(parts, 1, '-');
+        keptItems.set(json, (text = parts.join('')));
+      }
+      if (frozen) itemTexts.set(item as object, text);
     }
     out.push(text);
   }

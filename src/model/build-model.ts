@@ -100,15 +100,25 @@ function allocatePorts(members: StackMember[], options: StackOptions, https: boo
       while (taken.has(slot(protocol, host)) && host < 65535) host++;
       taken.add(slot(protocol, host));
       if (host !== p.host) portMoves.push({ plugin: m.plugin.id, container: p.container, from: p.host, to: host });
-      ports.push({
+      const open = isProxy && isPublicDomain(options.domain);
+      // the rest is the manifest's port: the same object while the port keeps its host port and reach
+      const last = keptPorts.get(m.plugin, i);
+      ports.push(last !== undefined && last.host === host && last.public === open ? last : keptPorts.keep(m.plugin, i, {
         plugin: m.plugin.id, container: p.container, protocol, variable: variables[i],
-        host, web: p.web ?? false, description: p.description, public: isProxy && isPublicDomain(options.domain),
+        host, web: p.web ?? false, description: p.description, public: open,
         loopback: Boolean(p.web && p.auth !== 'own'),
-      });
+      }));
     });
   }
   return { ports, portMoves };
 }
+
+/**
+ * Each plugin port as published, frozen, by the plugin and the port's place in its manifest: one object per
+ * port and host port across stacks, so what is built of it (a compose block's input, compose.ts) is compared
+ * by identity.
+ */
+const keptPorts = new KeptSlots<ContainerPlugin, PublishedPort>();
 
 /** The .env variable of each of a plugin's ports, in its order: one string each for every stack (the variables kept by it: collectEnv). */
 const portVariables = perObject((plugin: ContainerPlugin): readonly string[] =>
@@ -304,21 +314,31 @@ function collectDatabases(members: StackMember[], skillServices: ReadonlySet<str
   for (const m of members) {
     const declared = m.plugin.manifest.databases ?? [];
     const forSkills = m.plugin.kind === 'framework' ? servers.filter((id) => skillServices.has(id)) : [];
-    const own = m.plugin.id.replace(/-/g, '_');
-    for (const server of new Set([...declared.map((d) => d.server), ...forSkills])) {
-      const db = declared.find((d) => d.server === server);
-      const password = db ? (m.plugin.manifest.environment ?? []).find((e) => e.name === db.passwordEnv)! : undefined;
-      out.push({
-        server,
-        consumer: m.plugin.id,
-        name: db?.name ?? own,
-        user: db?.user ?? own,
-        passwordVariable: password ? envKey(m.plugin.id, password) : `${envPrefix(m.plugin.id)}_DB_PASSWORD`,
-        additional: db?.additional ?? [],
-        extensions: db?.extensions ?? [],
-        urlVariable: forSkills.includes(server) ? `${envPrefix(server)}_DATABASE_URL` : null,
-      });
-    }
+    if (!declared.length && !forSkills.length) continue;
+    for (const server of new Set([...declared.map((d) => d.server), ...forSkills])) out.push(database(m.plugin, server, forSkills.includes(server)));
   }
   return out;
 }
+
+/**
+ * A consumer's database on a server, frozen: the facts are the plugin's, and whether its skills reach it by
+ * URL, so one object per consumer and server serves every stack that has it.
+ */
+function database(plugin: ContainerPlugin, server: string, forSkills: boolean): StackDatabase {
+  const last = keptDatabases.get(plugin, server);
+  if (last !== undefined && (last.urlVariable !== null) === forSkills) return last;
+  const db = (plugin.manifest.databases ?? []).find((d) => d.server === server);
+  const password = db ? (plugin.manifest.environment ?? []).find((e) => e.name === db.passwordEnv)! : undefined;
+  const own = plugin.id.replace(/-/g, '_');
+  return keptDatabases.keep(plugin, server, {
+    server,
+    consumer: plugin.id,
+    name: db?.name ?? own,
+    user: db?.user ?? own,
+    passwordVariable: password ? envKey(plugin.id, password) : `${envPrefix(plugin.id)}_DB_PASSWORD`,
+    additional: db?.additional ?? [],
+    extensions: db?.extensions ?? [],
+    urlVariable: forSkills ? `${envPrefix(server)}_DATABASE_URL` : null,
+  });
+}
+const keptDatabases = new KeptSlots<ContainerPlugin, StackDatabase>();

@@ -13,7 +13,7 @@ import { joinedChunks } from '../text-chunks.js';
 import { DEFAULT_FRAGMENT_CACHE_BYTES, FragmentCache } from '../cache/fragment-cache.js';
 import { catalogueFileHashes, PluginFileRenderer } from '../bundle/plugin-files.js';
 import { resolve, type Resolution } from '../model/resolve.js';
-import { provenance, PROVENANCE_FILE } from '../bundle/provenance.js';
+import { provenance, PROVENANCE_FILE, type KnownFacts } from '../bundle/provenance.js';
 import { bindShape, boundAnswer, checkedShape, type BundleShape } from '../cache/bundle-shape.js';
 import { lateValues, shapeKey, withPlaceholders } from '../cache/late-binding.js';
 import { KubernetesTemplates, kubernetesFiles, SHARED_FILES } from '../emit/kubernetes/index.js';
@@ -177,6 +177,8 @@ export class Generator {
     const chunks = new Map<string, readonly string[]>();
     // the one place a deployment target picks its emitter; Compose (docker, bare-metal) follows
     let files: Map<string, string>;
+    // .env.example's image pins, where the bundle templates write it as the bundle ships it (Compose)
+    let images: Record<string, string> | undefined;
     if (model.options.deployment === 'kubernetes') {
       files = kubernetesFiles(model, pluginFiles, this.bundleTemplates.render(model, SHARED_FILES), this.kubernetesTemplates, this.cache);
     } else if (model.options.deployment === 'swarm') {
@@ -185,21 +187,23 @@ export class Generator {
       const compose = composeChunks(model, this.cache);
       if (compose.length > 1) chunks.set(COMPOSE_FILE, compose);
       files = new Map<string, string>([[COMPOSE_FILE, joinedChunks(compose)], ...pluginFiles]);
-      for (const [file, content] of this.bundleTemplates.render(model, undefined, chunks)) files.set(file, content);
+      images = {};
+      for (const [file, content] of this.bundleTemplates.render(model, undefined, chunks, images)) files.set(file, content);
     }
     // the skills are the catalogue's strings, the same file in every stack that ships them, on every target:
     // their sha256 is kept by the skill (where a target writes the file as it is)
     const known = new Map<string, string>();
     for (const [file, [content, hash]] of catalogueFileHashes(model)) if (files.get(file) === content) known.set(file, hash);
-    return this.assemble(request, summary, files, known, chunks);
+    return this.assemble(request, summary, files, { hashes: known, chunks, images });
   }
 
   /** The frozen bundle: the files sorted by path, with the stack record (stackwright.json) of exactly these. */
-  private assemble(request: GenerateRequest, summary: Bundle['summary'], entries: Iterable<[string, string]>, known?: ReadonlyMap<string, string>, chunks?: ReadonlyMap<string, readonly string[]>): Bundle {
+  private assemble(request: GenerateRequest, summary: Bundle['summary'], entries: Iterable<[string, string]>, known: KnownFacts = {}): Bundle {
     const files = new Map(entries);
     // sorted once, for the record and the bundle (the default sort orders by UTF-16 code units, as `<` does)
     const names = [...files.keys()].sort();
-    files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, known, chunks, names));
+    files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, { ...known, names }));
+    const { chunks } = known;
     let at = 0;
     while (at < names.length && names[at] < PROVENANCE_FILE) at++;
     if (names[at] !== PROVENANCE_FILE) names.splice(at, 0, PROVENANCE_FILE);

@@ -13,7 +13,7 @@ import { imagePins } from '../../src/bundle/provenance.js';
 import { compileTemplate, renderTemplate, renderTemplateChunks } from '../../src/templating.js';
 import { CHUNK_CHARS, chunkLines, settledChunks, TextChunks } from '../../src/text-chunks.js';
 // the bench's own 200-service request (every skill pack, services in id order while they resolve)
-import { largeRequest } from '../../bench/requests.js';
+import { largeRequest, newSelections } from '../../bench/requests.js';
 import { readTarGz } from '../support/bundle.js';
 import { shippedCatalogue, startServer, type TestServer } from '../support/server.js';
 
@@ -46,13 +46,29 @@ describe('large files as chunks', () => {
       if (file !== 'stackwright.json') assert.equal(record.files[file], sha256(content), file);
     }
     assert.deepEqual(Object.keys(record.files).sort(), Object.keys(data.files).filter((f) => f !== 'stackwright.json').sort());
-    assert.deepEqual(record.images, imagePins(data.files['.env.example']));
+    // the same pins in the same order: the record's are taken from .env.example's groups as they are written
+    assert.equal(JSON.stringify(record.images), JSON.stringify(imagePins(data.files['.env.example'])));
     assert.ok(Object.keys(record.images).length > 100);
     const tar = await post({ ...request, format: 'tar' });
     assert.equal(tar.status, 200);
     const entries = (await readTarGz(Buffer.from(await tar.arrayBuffer()))).filter((e) => e.type === 'file');
     assert.equal(entries.length, Object.keys(data.files).length);
     for (const e of entries) assert.equal(e.content, data.files[e.name.slice('large/'.length)], e.name);
+  });
+
+  test("the record's image pins are .env.example's, in its order, from kept groups and new ones alike", () => {
+    const generator = new Generator(catalogue, readConfig({}).templatesDir, 100);
+    const [fewer, other] = newSelections(catalogue, request, 2);
+    // new selections (groups kept from the stacks before), a domain that binds late and one that does not, a GPU
+    const requests: GenerateRequest[] = [
+      request, { ...fewer, name: 'fewer', domain: 'other.example.net' }, { ...other, name: 'local', domain: 'localhost' },
+      { name: 'gpu', preset: 'full-stack', gpu: true, proxy: 'nginx', domain: 'gpu.example.org' }, { name: 'plain', preset: 'full-stack' },
+    ];
+    for (const r of [...requests, ...requests]) {
+      const files = generator.generate(r).files;
+      const record = JSON.parse(files['stackwright.json']) as { images: Record<string, string> };
+      assert.equal(JSON.stringify(record.images), JSON.stringify(imagePins(files['.env.example'])), r.name);
+    }
   });
 
   test('a rendered bundle is kept from its second request; the second binds into its shape, byte-identical', () => {

@@ -2,7 +2,7 @@
 // list items): a false "same" would put another stack's text into a bundle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sameData } from '../../src/same-data.js';
+import { sameData, sameFields } from '../../src/same-data.js';
 
 test('sameData: equal plain data is the same; any difference a dump could show is not', () => {
   assert.ok(sameData({ a: [1, 'x', { b: null }], c: true }, { a: [1, 'x', { b: null }], c: true }));
@@ -18,4 +18,12 @@ test('sameData: equal plain data is the same; any difference a dump could show i
   assert.ok(!sameData({ a: '1' }, { a: 1 }));
   assert.ok(!sameData({ a: null }, { a: {} }));
   assert.ok(!sameData([[1, 2]], [[1, 3]]));
+});
+
+test('sameFields: the listed fields compared as sameData compares them, the others not read', () => {
+  const keys = ['a', 'b'] as const;
+  assert.ok(sameFields({ a: [1, { x: 'y' }], b: null, c: 1 }, { a: [1, { x: 'y' }], b: null, c: 2 }, keys));
+  assert.ok(!sameFields({ a: [1], b: 0 }, { a: [1], b: -0 }, keys));
+  assert.ok(!sameFields({ a: { p: 1, q: 2 }, b: 1 }, { a: { q: 2, p: 1 }, b: 1 }, keys));
+  assert.ok(!sameFields<{ a?: number; b: number }>({ a: undefined, b: 1 }, { a: 1, b: 1 }, keys));
 });

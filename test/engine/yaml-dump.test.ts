@@ -13,6 +13,7 @@ import { composeDocument } from '../../src/emit/compose/compose.js';
 import { DUMP_OPTIONS, QUOTED_DUMP_OPTIONS, dumpQuotedListKept, dumpQuotedYaml, dumpQuotedYamlKept, dumpYaml, dumpYamlNested } from '../../src/emit/yaml-dump.js';
 import { swarmDocument } from '../../src/emit/swarm/stack-file.js';
 import { shippedCatalogue } from '../support/server.js';
+import { deepFreeze } from '../../src/freeze.js';
 
 const catalogue = shippedCatalogue();
 
@@ -118,6 +119,13 @@ describe('the emitters\' YAML dump', () => {
         }
       }
       assert.equal(dumpQuotedListKept('services', order), expected({ services: order }), 'every item in one list');
+    }
+    // a frozen item's text is kept by the item itself: the same object in two lists, and frozen items whose JSON
+    // is another's, are each written as js-yaml writes them
+    const frozen = items.filter((item) => typeof item === 'object' && item !== null).map((item) => deepFreeze(structuredClone(item)));
+    for (const round of [0, 1]) {
+      for (const [i, item] of frozen.entries()) assert.equal(dumpQuotedListKept('services', [item, item]), expected({ services: [item, item] }), `frozen item ${i}, round ${round}`);
+      assert.equal(dumpQuotedListKept('companions', [...frozen, ...items]), expected({ companions: [...frozen, ...items] }), `frozen and not, round ${round}`);
     }
     assert.equal(dumpQuotedListKept('services', []), expected({ services: [] }), 'an empty list');
     assert.equal(dumpQuotedListKept('two words', [{ a: 1 }]), expected({ 'two words': [{ a: 1 }] }), 'a key that is quoted');

@@ -5,7 +5,7 @@ import { VALUE_REF } from '../../catalogue/rules.js';
 import { composeLiteral } from '../escape.js';
 import { dumpEntriesAt, dumpYaml, dumpYamlNested } from '../yaml-dump.js';
 import { joinedChunks, TextChunks } from '../../text-chunks.js';
-import { ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, databasesOf, envApplies, envKey, frameworkCredentials, imageRef, portsOf, type StackMember, type StackModel } from '../../model/model.js';
+import { ACME_CA_DEFAULT, ACME_CA_VARIABLE, BIND_VARIABLE, databasesOf, envApplies, envKey, frameworkCredentials, imageRef, portsOf, type PublishedPort, type StackMember, type StackModel } from '../../model/model.js';
 import { imageVariable } from '../../model/env-names.js';
 import type { FragmentCache } from '../../cache/fragment-cache.js';
 import { bindDomain, urlsWithDomainPlaceholder } from '../../cache/late-binding.js';
@@ -18,6 +18,7 @@ import { frameworkConfigPath, serviceFilePath, setupServiceName, volumeName, vol
 import { databaseUrl, substituteRefs, type PluginLookup, type ValueView } from '../../model/values.js';
 import { recordOf } from '../../record-of.js';
 import { perObject } from '../../memo.js';
+import { sameFields } from '../../same-data.js';
 import { deepFreeze } from '../../freeze.js';
 
 export const NETWORK = 'stack';
@@ -83,9 +84,9 @@ function serviceBlock(member: StackMember, input: FragmentInput, plugins: Plugin
   }
   const dump = (inputs: FragmentInput) => dumpYamlNested({ [member.plugin.id]: serviceDefinition(member.plugin, inputs, plugins) });
   const urls = cache.enabled ? urlsWithDomainPlaceholder(input.urls, domain) : undefined;
-  if (!urls) return cache.getByInput('compose', member.plugin, input, () => dump(input));
+  if (!urls) return cache.getByInput('compose', member.plugin, input, () => dump(input), sameInput);
   const general = { ...input, urls };
-  return bindDomain(cache.getByInput('compose', member.plugin, general, () => dump(general)), domain!);
+  return bindDomain(cache.getByInput('compose', member.plugin, general, () => dump(general), sameInput), domain!);
 }
 
 /**
@@ -99,8 +100,8 @@ function serviceBlock(member: StackMember, input: FragmentInput, plugins: Plugin
  */
 function blockFollowingSelection(plugin: ContainerPlugin, input: FragmentInput, plugins: PluginLookup, cache: FragmentCache, domain: string | undefined): string | undefined {
   const urls = urlsWithDomainPlaceholder(input.urls, domain);
-  const own: FragmentInput = { ...input, urls: urls ?? input.urls, dependsOn: [], serviceUrls: [], extraSecrets: [], databaseUrls: [], modelEnv: [] };
-  const parts = cache.getByInput('compose-parts', plugin, own, () => blockParts(plugin, own, plugins));
+  const own: FragmentInput = { ...input, urls: urls ?? input.urls, dependsOn: NONE, serviceUrls: NONE, extraSecrets: NONE, databaseUrls: NONE, modelEnv: NONE };
+  const parts = cache.getByInput('compose-parts', plugin, own, () => blockParts(plugin, own, plugins), sameInput);
   if (!parts) return undefined;
   const addedText = stackEnvironmentText(parts.ownEnvironment, input);
   const dependsOn = dependsOnText(input.dependsOn);
@@ -209,20 +210,22 @@ function topNetworks(model: StackModel): Record<string, unknown> {
 
 /** Everything besides the plugin itself that shapes its compose entry: the fragment cache key. */
 interface FragmentInput {
-  ports: { variable: string; host: number; container: number; protocol: string; public: boolean; loopback: boolean }[];
-  dependsOn: [string, 'service_healthy' | 'service_started' | 'service_completed_successfully'][];
+  /** the model's published ports of the plugin (kept objects: the same while a port's facts are) */
+  ports: readonly PublishedPort[];
+  /** each entry one frozen pair per service and condition (dependsOnEntry) */
+  dependsOn: readonly DependsOnEntry[];
   /** .env keys of the client credentials a framework receives (of the services its skill packs use) */
-  extraSecrets: { key: string; secret: boolean }[];
+  extraSecrets: readonly { key: string; secret: boolean }[];
   /** framework containers: <PREFIX>_URL → each service's address on the stack network */
-  serviceUrls: (readonly [string, string])[];
+  serviceUrls: readonly (readonly [string, string])[];
   /** frameworks: <PREFIX>_MODEL and <PREFIX>_API_KEY of the model servers they are wired to (model-servers.ts) */
-  modelEnv: ModelServerVariable[];
+  modelEnv: readonly ModelServerVariable[];
   /** frameworks: <SERVER>_DATABASE_URL of their own databases */
-  databaseUrls: [string, string][];
+  databaseUrls: readonly (readonly [string, string])[];
   /** ifPresent targets of this plugin that are in the stack */
-  present: string[];
+  present: readonly string[];
   /** public URLs of the plugins its {{url:id}} references name */
-  urls: [string, string][];
+  urls: readonly (readonly [string, string])[];
   platform?: string;
   gpu: boolean;
   hardened: boolean;
@@ -230,56 +233,87 @@ interface FragmentInput {
   image: string;
   bareMetal: boolean;
   /** members running natively (reached through the host gateway) */
-  nativeIds: string[];
+  nativeIds: readonly string[];
   /** the proxy of a stack with a public domain: it receives the ACME directory URL */
   acme: boolean;
 }
 
-function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<string>, nativeIds: string[]): FragmentInput {
+type DependsOnCondition = 'service_healthy' | 'service_started' | 'service_completed_successfully';
+type DependsOnEntry = readonly [string, DependsOnCondition];
+
+/**
+ * Every field of FragmentInput, in its order: the kept input is compared with a new one field by field
+ * (sameFields), and the type below fails to compile while a field is missing here.
+ */
+const FRAGMENT_INPUT_FIELDS = ['ports', 'dependsOn', 'extraSecrets', 'serviceUrls', 'modelEnv', 'databaseUrls', 'present', 'urls', 'platform', 'gpu', 'hardened', 'image', 'bareMetal', 'nativeIds', 'acme'] as const;
+type MissingInputField = Exclude<keyof FragmentInput, (typeof FRAGMENT_INPUT_FIELDS)[number]>;
+const allInputFields: [MissingInputField] extends [never] ? true : MissingInputField = true;
+void allInputFields;
+
+/** Two inputs of one plugin's block, alike (the same data in every field). */
+const sameInput = (a: FragmentInput, b: FragmentInput) => sameFields(a, b, FRAGMENT_INPUT_FIELDS);
+
+/** What most plugins have none of, shared rather than made for each. */
+const NONE: readonly never[] = Object.freeze([]);
+
+/** One frozen depends_on pair per service and condition, for every stack (ids are the catalogue's: a bounded set). */
+function dependsOnEntry(id: string, condition: DependsOnCondition): DependsOnEntry {
+  let byId = dependsOnEntries.get(condition);
+  if (!byId) dependsOnEntries.set(condition, (byId = new Map()));
+  let entry = byId.get(id);
+  if (entry === undefined) byId.set(id, (entry = Object.freeze([id, condition] as const)));
+  return entry;
+}
+const dependsOnEntries = new Map<DependsOnCondition, Map<string, DependsOnEntry>>();
+
+function fragmentInput(member: StackMember, model: StackModel, inCompose: Set<string>, nativeIds: readonly string[]): FragmentInput {
   const plugin = member.plugin;
   // a plugin waits for the health of what it requires; frameworks and the proxy are only ordered after
   // the other services (service_started), so one slow optional service cannot hold the whole stack back
   const required = requiredOf(plugin);
-  let deps: readonly string[] = [...required];
-  let extraSecrets: FragmentInput['extraSecrets'] = [];
-  let serviceUrls: FragmentInput['serviceUrls'] = [];
+  let deps: Iterable<string> = required;
+  let extraSecrets: FragmentInput['extraSecrets'] = NONE;
+  let serviceUrls: FragmentInput['serviceUrls'] = NONE;
   if (plugin.kind === 'framework') {
     // a framework drives the services of the stack: it starts after them, knows where each is, and
     // holds the client credentials of those its skill packs call (DECISIONS "Secrets")
     const services = model.members.filter((m) => m.plugin.kind === 'service');
-    deps = [...new Set([...deps, ...services.map((m) => m.plugin.id)])];
+    deps = new Set([...required, ...services.map((m) => m.plugin.id)]);
     extraSecrets = frameworkCredentials(model);
     serviceUrls = serviceUrlVariables(model, 'container');
   } else if (plugin.kind === 'proxy') {
-    deps = [...new Set(model.routes.map((r) => r.service))];
+    deps = new Set(model.routes.map((r) => r.service));
   }
   const gpuCapable = plugin.kind === 'service' && (plugin.manifest.gpu === 'optional' || plugin.manifest.gpu === 'required');
-  const conditions: FragmentInput['dependsOn'] = deps
-    .filter((id) => inCompose.has(id))
-    .map((id) => [id, required.has(id) && model.plugins.get(id)?.manifest.healthcheck ? 'service_healthy' : 'service_started']);
+  const conditions: DependsOnEntry[] = [];
+  for (const id of deps) {
+    if (inCompose.has(id)) conditions.push(dependsOnEntry(id, required.has(id) && model.plugins.get(id)?.manifest.healthcheck ? 'service_healthy' : 'service_started'));
+  }
   // a consumer waits for its database to exist
   const databases = databasesOf(model, plugin.id);
+  let databaseUrls: FragmentInput['databaseUrls'] = NONE;
   if (databases.length) {
     for (const server of new Set(databases.map((d) => d.server))) {
-      if (inCompose.has(server)) conditions.push([setupServiceName(server), 'service_completed_successfully']);
+      if (inCompose.has(server)) conditions.push(dependsOnEntry(setupServiceName(server), 'service_completed_successfully'));
     }
+    databaseUrls = databases.filter((d) => d.urlVariable).map((d) => [d.urlVariable!, databaseUrl(model, d, {
+      host: nativeIds.includes(d.server) ? 'host.docker.internal' : d.server,
+      port: String((model.plugins.get(d.server) as ServicePlugin).manifest.databaseServer!.port),
+      password: `\${${d.passwordVariable}}`,
+      escape: composeLiteral,
+    })] as const);
   }
-  const databaseUrls = databases.filter((d) => d.urlVariable).map((d) => [d.urlVariable!, databaseUrl(model, d, {
-    host: nativeIds.includes(d.server) ? 'host.docker.internal' : d.server,
-    port: String((model.plugins.get(d.server) as ServicePlugin).manifest.databaseServer!.port),
-    password: `\${${d.passwordVariable}}`,
-    escape: composeLiteral,
-  })] as [string, string]);
+  const targets = presenceTargets(plugin);
   const referenced = urlReferences(plugin);
   return {
-    ports: portsOf(model, plugin.id).map(({ variable, host, container, protocol, public: open, loopback }) => ({ variable, host, container, protocol, public: open, loopback })),
-    dependsOn: conditions,
+    ports: portsOf(model, plugin.id),
+    dependsOn: conditions.length ? conditions : NONE,
     extraSecrets,
     serviceUrls,
-    modelEnv: modelServerEnv(model, member),
+    modelEnv: plugin.kind === 'framework' ? modelServerEnv(model, member) : NONE,
     databaseUrls,
-    present: presenceTargets(plugin).filter((id) => model.plugins.has(id)),
-    urls: [...referenced].map((id) => [id, model.publicUrls.get(id) ?? ''] as [string, string]),
+    present: targets.length ? targets.filter((id) => model.plugins.has(id)) : NONE,
+    urls: referenced.size ? [...referenced].map((id) => [id, model.publicUrls.get(id) ?? ''] as const) : NONE,
     platform: model.options.platform,
     gpu: model.options.gpu && gpuCapable,
     hardened: model.options.hardened,
@@ -302,7 +336,7 @@ const urlReferences = perObject((plugin: ContainerPlugin): ReadonlySet<string> =
   .flatMap((e) => [...`${e.value ?? ''}${e.default ?? ''}`.matchAll(VALUE_REF)].filter((r) => r[3] === 'url').map((r) => r[4]))));
 
 /** A container reaches a container by its compose name and container port, a native process through the host gateway. */
-function containerView(nativeIds: readonly string[], urls: readonly [string, string][] = []): ValueView {
+function containerView(nativeIds: readonly string[], urls: readonly (readonly [string, string])[] = []): ValueView {
   const publicUrls = new Map(urls);
   return {
     variable: (key) => `\${${key}}`,
@@ -495,7 +529,7 @@ function credentialReference({ key, secret }: { key: string; secret: boolean }):
 /** Entry texts at level 3 by the frozen object they are written from (a fresh object's text is not kept). */
 const entryTexts = new WeakMap<object, string>();
 
-function keptEntry(source: object, entry: () => Record<string, string>): string | undefined {
+function keptEntry(source: object, entry: () => Record<string, unknown>): string | undefined {
   const kept = entryTexts.get(source);
   if (kept !== undefined) return kept;
   const text = dumpEntriesAt(entry(), 3);
@@ -503,24 +537,16 @@ function keptEntry(source: object, entry: () => Record<string, string>): string 
   return text;
 }
 
-/** dumpEntriesAt(dependsOnOf(dependsOn), 3), each entry's text kept by its service and condition. */
+/** dumpEntriesAt(dependsOnOf(dependsOn), 3), each entry's text kept by its frozen pair (dependsOnEntry). */
 function dependsOnText(dependsOn: FragmentInput['dependsOn']): string | undefined {
   let text = '';
-  for (const [id, condition] of dependsOn) {
-    let byId = dependsOnTexts.get(condition);
-    if (!byId) dependsOnTexts.set(condition, (byId = new Map()));
-    let entry = byId.get(id);
-    if (entry === undefined) {
-      entry = dumpEntriesAt(dependsOnOf([[id, condition]]), 3);
-      if (entry === undefined) return undefined;
-      // ids are the catalogue's plugin ids: a bounded set
-      byId.set(id, entry);
-    }
+  for (const pair of dependsOn) {
+    const entry = keptEntry(pair, () => dependsOnOf([pair]));
+    if (entry === undefined) return undefined;
     text += entry;
   }
   return text;
 }
-const dependsOnTexts = new Map<string, Map<string, string>>();
 
 function envReference(plugin: ContainerPlugin, spec: EnvSpec, plugins: PluginLookup, view: ValueView): string {
   // a value naming other plugins or addresses is the stack's; every other reference is the plugin's own (fixedParts)
