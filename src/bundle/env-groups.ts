@@ -19,11 +19,13 @@ export function envGroups(model: StackModel, leftOut: (text: string) => string) 
   const secrets: Readonly<ReturnType<typeof secretOf>>[] = [];
   const required: string[] = [];
   const optionalInputs: string[] = [];
+  let group: OpenGroup | undefined;
   for (const v of model.env) {
-    let group = groups.get(v.group);
+    // a plugin's variables mostly come one after another: the group of the last is looked up again only on a change
+    if (group === undefined || group.key !== v.group) group = groups.get(v.group);
     if (!group) {
       const plugin = model.plugins.get(v.group);
-      groups.set(v.group, (group = { title: v.group === '' ? STACK_TITLE : plugin ? titleOf(plugin) : `${v.group}: ${v.group}`, plugin, vars: [], kept: true }));
+      groups.set(v.group, (group = { key: v.group, title: v.group === '' ? STACK_TITLE : plugin ? titleOf(plugin) : `${v.group}: ${v.group}`, plugin, vars: [], kept: true }));
     }
     const frozen = Object.isFrozen(v);
     if (frozen) group.vars.push(v);
@@ -36,11 +38,13 @@ export function envGroups(model: StackModel, leftOut: (text: string) => string) 
     else if (v.example === '') (v.required ? required : optionalInputs).push(v.key);
   }
   const envGroups: EnvGroup[] = [];
-  for (const group of groups.values()) envGroups.push(group.kept ? keptGroup(group.title, group.vars) : group);
+  for (const open of groups.values()) envGroups.push(open.kept ? keptGroup(open.title, open.vars) : open);
   return { envGroups, secrets, required, optionalInputs };
 }
 
 interface OpenGroup {
+  /** the variables' group (a plugin id, or '' for the stack's) */
+  key: string;
   title: string;
   /** the plugin whose group it is (none for the stack's) */
   plugin: ContainerPlugin | undefined;

@@ -14,8 +14,8 @@ import { KeptSlots, perObject } from '../memo.js';
 /** The template context's parts the shared document reads (bundle/plugin-files.ts builds them). */
 export interface ReferenceContext {
   stack: { name: string; domain: string | null; deployment: string };
-  self: { id: string; host: string; url: string | null; ports: { container: number; host: number | null; web: boolean }[] } | null;
-  services: { id: string; name: string; kind: string; category: string | null; host: string; url: string | null; ports: { container: number; web: boolean }[]; secrets: readonly string[] }[];
+  self: { id: string; host: string; url: string | null; ports: readonly { container: number; host: number | null; web: boolean }[] } | null;
+  services: readonly { id: string; name: string; kind: string; category: string | null; host: string; url: string | null; ports: readonly { container: number; web: boolean }[]; secrets: readonly string[] }[];
   skills: readonly { id: string; name: string; dir: string; skills: readonly { id: string; name: string; description: string }[] }[];
 }
 

@@ -11,16 +11,17 @@ import { lockedAuthFile } from './proxy-auth.js';
 import { frameworkHome, referenceConfig } from './framework-config.js';
 import { recordOf } from '../record-of.js';
 import { deepFreeze } from '../freeze.js';
-import { perObject } from '../memo.js';
+import { KeptSlots, perObject } from '../memo.js';
 import { fileHash } from './provenance.js';
 
+/** A member as the templates see it (it.services, it.self): frozen, the same object in every stack where it is the same. */
 interface ServiceEntry {
   id: string;
   name: string;
   kind: string;
   category: string | null;
   host: string;
-  ports: { container: number; host: number | null; web: boolean }[];
+  ports: readonly { container: number; host: number | null; web: boolean }[];
   url: string | null;
   /** where a person's browser opens its first web port (through the proxy when there is one), or null */
   publicUrl: string | null;
@@ -31,25 +32,38 @@ interface ServiceEntry {
 
 /** Where each member is reached from, for a reader in a container or on the host. */
 function serviceEntries(model: StackModel, viewer: Viewer): ServiceEntry[] {
-  return model.members.filter((m) => m.plugin.kind !== 'proxy').map((m) => {
-    // a plugin has a port or two: a search of its published ports costs less than a map of them
-    const published = portsOf(model, m.plugin.id);
-    const ports = (m.plugin.manifest.ports ?? []).map((p) => ({ container: p.container, host: published.find((q) => q.container === p.container)?.host ?? null, web: p.web ?? false }));
-    const address = addressOf(model, m, viewer);
-    return {
-      id: m.plugin.id,
-      name: m.plugin.manifest.name,
-      kind: m.plugin.kind,
-      category: m.plugin.kind === 'service' ? (m.plugin as ServicePlugin).manifest.category : null,
-      host: address.host,
-      ports,
-      url: address.url,
-      publicUrl: model.publicUrls.get(m.plugin.id) ?? null,
-      secrets: clientKeys(m.plugin),
-      metrics: m.plugin.kind === 'service' ? (m.plugin as ServicePlugin).manifest.metrics ?? null : null,
-    };
+  const entries: ServiceEntry[] = [];
+  for (const m of model.members) if (m.plugin.kind !== 'proxy') entries.push(serviceEntry(model, m, viewer));
+  return entries;
+}
+
+/**
+ * A member's entry, frozen, kept per plugin and viewer and given back while its address, host ports and public URL
+ * are the same: what is built of it (a reference file's item, framework-config.ts) is then the same object too.
+ */
+function serviceEntry(model: StackModel, m: StackMember, viewer: Viewer): ServiceEntry {
+  // a plugin has a port or two: a search of its published ports costs less than a map of them
+  const published = portsOf(model, m.plugin.id);
+  const hostOf = (container: number) => published.find((q) => q.container === container)?.host ?? null;
+  const address = addressOf(model, m, viewer);
+  const publicUrl = model.publicUrls.get(m.plugin.id) ?? null;
+  const last = keptEntries.get(m.plugin, viewer);
+  if (last !== undefined && last.host === address.host && last.url === address.url && last.publicUrl === publicUrl
+    && last.ports.every((p) => p.host === hostOf(p.container))) return last;
+  return keptEntries.keep(m.plugin, viewer, {
+    id: m.plugin.id,
+    name: m.plugin.manifest.name,
+    kind: m.plugin.kind,
+    category: m.plugin.kind === 'service' ? (m.plugin as ServicePlugin).manifest.category : null,
+    host: address.host,
+    ports: Object.freeze((m.plugin.manifest.ports ?? []).map((p) => Object.freeze({ container: p.container, host: hostOf(p.container), web: p.web ?? false }))),
+    url: address.url,
+    publicUrl,
+    secrets: clientKeys(m.plugin),
+    metrics: m.plugin.kind === 'service' ? (m.plugin as ServicePlugin).manifest.metrics ?? null : null,
   });
 }
+const keptEntries = new KeptSlots<ContainerPlugin, ServiceEntry>();
 
 /** Where the shared context keeps its entries by id: a symbol, so no template reads or lists it. */
 const ENTRIES = Symbol('entries by id');

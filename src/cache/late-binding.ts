@@ -97,7 +97,7 @@ export function placeholdersVerbatim(texts: readonly string[]): boolean {
  * URL ends in it (the fragment is then made from the real values).
  */
 export function urlsWithDomainPlaceholder(urls: readonly (readonly [string, string])[], domain: string | undefined): (readonly [string, string])[] | undefined {
-  if (domain === undefined || !bindableDomain(domain)) return undefined;
+  if (!urls.length || domain === undefined || !bindableDomain(domain)) return undefined;
   const suffix = `.${domain}`;
   if (!urls.some(([, url]) => url.endsWith(suffix))) return undefined;
   return urls.map(([id, url]) => [id, url.endsWith(suffix) ? `${url.slice(0, -domain.length)}${DOMAIN_PLACEHOLDER}` : url] as const);

@@ -18,10 +18,13 @@ export interface MemberAddress {
 }
 
 export function addressOf(model: StackModel, member: StackMember, viewer: Viewer): MemberAddress {
+  // a container seen from a container: its name and container ports, the plugin's alone
+  if (viewer === 'container' && member.placement === 'container') return containerAddress(member.plugin);
   let host: string;
   let port: (c: number) => number | null;
   if (viewer === 'container') {
-    host = member.placement === 'native' ? 'host.docker.internal' : member.plugin.id;
+    // a native part, through the host gateway
+    host = 'host.docker.internal';
     port = (c) => c;
   } else {
     const published = new Map(portsOf(model, member.plugin.id).map((p) => [p.container, p.host]));
@@ -32,6 +35,13 @@ export function addressOf(model: StackModel, member: StackMember, viewer: Viewer
   const main = ports.find((p) => p.web && port(p.container) !== null) ?? ports.find((p) => port(p.container) !== null);
   return { host, mainPort: main?.container ?? null, url: main ? `http://${host}:${port(main.container)}` : null };
 }
+
+/** A container plugin's address as other containers reach it, frozen: once per plugin. */
+const containerAddress = perObject((plugin: ContainerPlugin): Readonly<MemberAddress> => {
+  const ports = plugin.manifest.ports ?? [];
+  const main = ports.find((p) => p.web) ?? ports[0];
+  return Object.freeze({ host: plugin.id, mainPort: main?.container ?? null, url: main ? `http://${plugin.id}:${main.container}` : null });
+});
 
 /**
  * [<PREFIX>_URL, base URL] of every service in the stack, as the viewer reaches it. A container's address
@@ -55,7 +65,6 @@ export function serviceUrlVariables(model: StackModel, viewer: Viewer): (readonl
 
 /** A container plugin's [<PREFIX>_URL, base URL] as other containers reach it, or null without a port: once per plugin. */
 const containerUrlVariable = perObject((plugin: ContainerPlugin): readonly [string, string] | null => {
-  const ports = plugin.manifest.ports ?? [];
-  const main = ports.find((p) => p.web) ?? ports[0];
-  return main ? Object.freeze([urlVariable(plugin.id), `http://${plugin.id}:${main.container}`] as const) : null;
+  const { url } = containerAddress(plugin);
+  return url ? Object.freeze([urlVariable(plugin.id), url] as const) : null;
 });

@@ -3,7 +3,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Catalogue } from '../catalogue/types.js';
 import { ApiError, invalidConfiguration } from '../errors.js';
-import { deepFreeze } from '../freeze.js';
 import { buildModel } from '../model/build-model.js';
 import { REQUEST_FIELDS, type Bundle, type GenerateRequest } from '../bundle/bundle.js';
 import { BundleTemplates } from '../bundle/bundle-files.js';
@@ -207,10 +206,11 @@ export class Generator {
     let at = 0;
     while (at < names.length && names[at] < PROVENANCE_FILE) at++;
     if (names[at] !== PROVENANCE_FILE) names.splice(at, 0, PROVENANCE_FILE);
-    const bundle = deepFreeze({
+    // frozen a level at a time: its values are strings and numbers, which deepFreeze would walk one by one
+    const bundle: Bundle = Object.freeze({
       name: request.name,
-      files: recordOf(names.map((name) => [name, files.get(name)!] as const)),
-      summary,
+      files: Object.freeze(recordOf(names.map((name) => [name, files.get(name)!] as const))),
+      summary: Object.freeze(summary),
     });
     if (chunks) keepChunks(bundle, chunks);
     return bundle;

@@ -49,11 +49,23 @@ export function composeChunks(model: StackModel, cache: FragmentCache): string[]
     + '# which creates .env from .env.example and fills in the secrets first. Logs rotate per STACK_LOG_* in .env.\n'
     + 'services:\n');
   for (const { member, input, plugins } of members(model)) text.add(serviceBlock(member, input, plugins, cache, model.options.domain));
-  const extra = extraContainers(model, LOGGING);
-  if (extra.size) text.add(dumpYamlNested(Object.fromEntries(extra)));
+  // the containers that are no plugin, each written as its own entry (as the blocks are) from its definition
+  for (const [id, def] of extraContainers(model, LOGGING)) text.add(cache.getByInput('compose-extra', extraOwner(id), def, () => dumpYamlNested({ [id]: def })));
   text.add(topLevelText(model));
   return text.finish();
 }
+
+/**
+ * Who a container that is no plugin is kept under in the fragment cache: one object per name (the socket proxy,
+ * a database server's setup container). Its definition is its whole input, so the object is only where it is kept.
+ */
+function extraOwner(id: string): { readonly hash: string } {
+  let owner = extraOwners.get(id);
+  if (!owner) extraOwners.set(id, (owner = Object.freeze({ hash: id })));
+  return owner;
+}
+/** names are the catalogue's server ids and the socket proxy's: a bounded set */
+const extraOwners = new Map<string, { readonly hash: string }>();
 
 /**
  * dumpYaml(topLevel(model)), with each plugin's volume entries dumped once (volumeEntries): a mapping's
