@@ -92,9 +92,11 @@ function allocatePorts(members: StackMember[], options: StackOptions, https: boo
     if (m.placement === 'native') continue;
     const isProxy = m.plugin.kind === 'proxy';
     const variables = portVariables(m.plugin);
-    (m.plugin.manifest.ports ?? []).forEach((p, i) => {
-      if (p.host === undefined) return;
-      if (isProxy && p.container === 443 && !https) return;
+    const declared = m.plugin.manifest.ports ?? [];
+    for (let i = 0; i < declared.length; i++) {
+      const p = declared[i];
+      if (p.host === undefined) continue;
+      if (isProxy && p.container === 443 && !https) continue;
       const protocol = p.protocol ?? 'tcp';
       let host = p.host;
       while (taken.has(slot(protocol, host)) && host < 65535) host++;
@@ -108,7 +110,7 @@ function allocatePorts(members: StackMember[], options: StackOptions, https: boo
         host, web: p.web ?? false, description: p.description, public: open,
         loopback: Boolean(p.web && p.auth !== 'own'),
       }));
-    });
+    }
   }
   return { ports, portMoves };
 }
