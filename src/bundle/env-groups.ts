@@ -20,7 +20,10 @@ export function envGroups(model: StackModel, leftOut: (text: string) => string) 
   const required: string[] = [];
   const optionalInputs: string[] = [];
   let group: OpenGroup | undefined;
-  for (const v of model.env) {
+  // an indexed loop: this runs once per variable of the stack (over a thousand), and until the optimizing
+  // tier takes over a for-of allocates at every step
+  for (let i = 0; i < model.env.length; i++) {
+    const v = model.env[i];
     // a plugin's variables mostly come one after another: the group of the last is looked up again only on a change
     if (group === undefined || group.key !== v.group) group = groups.get(v.group);
     if (!group) {

@@ -162,8 +162,11 @@ export interface TemplateJob {
 /** Every plugin template the stack renders, in bundle order (the one list the renderer and the load check share). */
 export function templateJobs(model: StackModel): TemplateJob[] {
   const jobs: TemplateJob[] = [];
-  for (const member of model.members) {
+  for (let i = 0; i < model.members.length; i++) {
+    const member = model.members[i];
     const p = member.plugin;
+    // most members have no file: nothing is made for them
+    if (p.kind === 'service' && !(p as ServicePlugin).manifest.files && !(p as ServicePlugin).manifest.databaseServer) continue;
     const job = (template: string | null, path: string, extra: Record<string, unknown> = {}, around?: TemplateJob['around']) => jobs.push({ member, template, path, extra, around });
     if (p.kind === 'framework') {
       // the shared part of every framework's reference config is built in code; the template adds its own section

@@ -234,8 +234,10 @@ function collectEnv(
     example: options.name, required: true, group: '',
   }];
   const seen = new Set(['COMPOSE_PROJECT_NAME']);
-  for (const m of members) {
-    for (const { spec, key, secret, example, required, group, variable } of envEntries(m.plugin)) {
+  for (let i = 0; i < members.length; i++) {
+    const entries = envEntries(members[i].plugin);
+    for (let j = 0; j < entries.length; j++) {
+      const { spec, key, secret, example, required, group, variable } = entries[j];
       if (!envApplies(spec, plugins) || seen.has(key)) continue;
       seen.add(key);
       vars.push(variable ?? {

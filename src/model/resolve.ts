@@ -89,12 +89,13 @@ export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolu
   }
 
   const requested: ServicePlugin[] = [];
-  for (const id of new Set(serviceIds)) {
+  // forEach: a for-of over a Set of hundreds allocates at every step until the optimizing tier takes over
+  new Set(serviceIds).forEach((id) => {
     const s = catalogue.services.get(id);
     if (s) requested.push(s);
     else if (catalogue.frameworks.has(id)) errors.push(`"${id}" is a framework, not a service: use primaryFramework or companionFrameworks`);
     else errors.push(`unknown service "${id}"${didYouMean(id, catalogue.services.keys())}`);
-  }
+  });
   const skillPacks: SkillPackPlugin[] = [];
   for (const id of new Set(skillIds)) {
     const p = catalogue.skillPacks.get(id);
@@ -110,12 +111,12 @@ export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolu
   const place = (s: ServicePlugin) => {
     if (placed.has(s.id)) return;
     placed.add(s.id);
-    for (const dep of s.manifest.requires ?? []) place(catalogue.services.get(dep)!);
+    s.manifest.requires?.forEach((dep) => place(catalogue.services.get(dep)!));
     ordered.push(s);
   };
   for (const fw of frameworks) for (const dep of fw.manifest.requires ?? []) place(catalogue.services.get(dep)!);
   const frameworkDepsCount = ordered.length;
-  for (const s of [...requested].sort((a, b) => compareIds(a.id, b.id))) place(s);
+  requested.sort((a, b) => compareIds(a.id, b.id)).forEach(place);
 
   for (const pack of skillPacks) {
     for (const need of pack.manifest.requiredServices) {
@@ -184,8 +185,10 @@ export function resolve(catalogue: Catalogue, request: SelectionRequest): Resolu
 function findConflicts(services: ServicePlugin[]): [string, string][] {
   const ids = new Set(services.map((s) => s.id));
   const pairs = new Map<string, [string, string]>();
-  for (const s of services) {
-    for (const other of s.manifest.conflictsWith ?? []) {
+  for (let i = 0; i < services.length; i++) {
+    const s = services[i];
+    if (!s.manifest.conflictsWith) continue;
+    for (const other of s.manifest.conflictsWith) {
       if (!ids.has(other)) continue;
       const pair = [s.id, other].sort() as [string, string];
       pairs.set(pair.join('\0'), pair);

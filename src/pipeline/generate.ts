@@ -185,20 +185,23 @@ export class Generator {
     } else {
       const compose = composeChunks(model, this.cache);
       if (compose.length > 1) chunks.set(COMPOSE_FILE, compose);
-      files = new Map<string, string>([[COMPOSE_FILE, joinedChunks(compose)], ...pluginFiles]);
+      // the plugin files' map is this render's own: the bundle's files are sorted by path when it is assembled
+      files = pluginFiles;
+      files.set(COMPOSE_FILE, joinedChunks(compose));
       images = {};
-      for (const [file, content] of this.bundleTemplates.render(model, undefined, chunks, images)) files.set(file, content);
+      this.bundleTemplates.render(model, undefined, chunks, images).forEach((content, file) => files.set(file, content));
     }
     // the skills are the catalogue's strings, the same file in every stack that ships them, on every target:
     // their sha256 is kept by the skill (where a target writes the file as it is)
     const known = new Map<string, string>();
-    for (const [file, [content, hash]] of catalogueFileHashes(model)) if (files.get(file) === content) known.set(file, hash);
+    catalogueFileHashes(model).forEach(([content, hash], file) => {
+      if (files.get(file) === content) known.set(file, hash);
+    });
     return this.assemble(request, summary, files, { hashes: known, chunks, images });
   }
 
   /** The frozen bundle: the files sorted by path, with the stack record (stackwright.json) of exactly these. */
-  private assemble(request: GenerateRequest, summary: Bundle['summary'], entries: Iterable<[string, string]>, known: KnownFacts = {}): Bundle {
-    const files = new Map(entries);
+  private assemble(request: GenerateRequest, summary: Bundle['summary'], files: Map<string, string>, known: KnownFacts = {}): Bundle {
     // sorted once, for the record and the bundle (the default sort orders by UTF-16 code units, as `<` does)
     const names = [...files.keys()].sort();
     files.set(PROVENANCE_FILE, provenance(request, REQUEST_FIELDS, this.catalogue.revision, files, { ...known, names }));
