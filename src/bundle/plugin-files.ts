@@ -162,33 +162,32 @@ export interface TemplateJob {
 /** Every plugin template the stack renders, in bundle order (the one list the renderer and the load check share). */
 export function templateJobs(model: StackModel): TemplateJob[] {
   const jobs: TemplateJob[] = [];
+  // one function for the list, not one per member: most members have no file
+  const job = (member: StackMember, template: string | null, path: string, extra: Record<string, unknown> = {}, around?: TemplateJob['around']) => jobs.push({ member, template, path, extra, around });
   for (let i = 0; i < model.members.length; i++) {
     const member = model.members[i];
     const p = member.plugin;
-    // most members have no file: nothing is made for them
-    if (p.kind === 'service' && !(p as ServicePlugin).manifest.files && !(p as ServicePlugin).manifest.databaseServer) continue;
-    const job = (template: string | null, path: string, extra: Record<string, unknown> = {}, around?: TemplateJob['around']) => jobs.push({ member, template, path, extra, around });
     if (p.kind === 'framework') {
       // the shared part of every framework's reference config is built in code; the template adds its own section
       const fw = p as FrameworkPlugin;
       const role = member.role ?? 'primary';
       const native = member.placement === 'native';
-      job(fw.manifest.config.template ?? null, frameworkConfigPath(p.id), { framework: { id: p.id, name: fw.manifest.name, role, home: frameworkHome(fw.manifest, native, model.options.name) } },
+      job(member, fw.manifest.config.template ?? null, frameworkConfigPath(p.id), { framework: { id: p.id, name: fw.manifest.name, role, home: frameworkHome(fw.manifest, native, model.options.name) } },
         (context, own) => referenceConfig(fw, role, native, context) + (own ? `\n${own}` : ''));
     } else if (p.kind === 'service') {
       const m = (p as ServicePlugin).manifest;
       // the shared scrape configuration (catalogue/scrape-config.ts) also sees what differs between scrapers
       const scraper = (template: string) => (m.scrapeConfig?.template === template ? { scraper: { evaluationInterval: m.scrapeConfig.evaluationInterval ?? null } } : {});
-      for (const f of m.files ?? []) job(f.template, serviceFilePath(p.id, f.template), scraper(f.template));
+      for (const f of m.files ?? []) job(member, f.template, serviceFilePath(p.id, f.template), scraper(f.template));
       // the setup script exists only while some consumer has a database on this server; it sees the
       // server's own extensions (a family's script is shared, so they are data: catalogue/database-families.ts)
       if (m.databaseServer && model.databases.some((d) => d.server === p.id)) {
-        job(m.databaseServer.setup, serviceFilePath(p.id, m.databaseServer.setup), { server: { extensions: m.databaseServer.extensions ?? [] } });
+        job(member, m.databaseServer.setup, serviceFilePath(p.id, m.databaseServer.setup), { server: { extensions: m.databaseServer.extensions ?? [] } });
       }
     } else {
       const proxy = p as ProxyPlugin;
       // a file marked https is written only for a stack with a public domain
-      for (const f of proxy.manifest.configFiles.filter((c) => !c.https || model.https)) job(f.template, proxyFilePath(proxy, f.file));
+      for (const f of proxy.manifest.configFiles.filter((c) => !c.https || model.https)) job(member, f.template, proxyFilePath(proxy, f.file));
     }
   }
   return jobs;

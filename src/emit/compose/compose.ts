@@ -17,7 +17,7 @@ import { socketProxyDefinition } from './socket-proxy.js';
 import { frameworkConfigPath, serviceFilePath, setupServiceName, volumeName, volumeNames } from '../../model/layout.js';
 import { databaseUrl, substituteRefs, type PluginLookup, type ValueView } from '../../model/values.js';
 import { recordOf } from '../../record-of.js';
-import { perObject } from '../../memo.js';
+import { perObject, perString } from '../../memo.js';
 import { sameFields } from '../../same-data.js';
 import { deepFreeze } from '../../freeze.js';
 
@@ -60,13 +60,7 @@ export function composeChunks(model: StackModel, cache: FragmentCache): string[]
  * Who a container that is no plugin is kept under in the fragment cache: one object per name (the socket proxy,
  * a database server's setup container). Its definition is its whole input, so the object is only where it is kept.
  */
-function extraOwner(id: string): { readonly hash: string } {
-  let owner = extraOwners.get(id);
-  if (!owner) extraOwners.set(id, (owner = Object.freeze({ hash: id })));
-  return owner;
-}
-/** names are the catalogue's server ids and the socket proxy's: a bounded set */
-const extraOwners = new Map<string, { readonly hash: string }>();
+const extraOwner = perString(1_000, (id): { readonly hash: string } => Object.freeze({ hash: id }));
 
 /**
  * dumpYaml(topLevel(model)), with each plugin's volume entries dumped once (volumeEntries): a mapping's
