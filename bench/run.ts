@@ -27,6 +27,7 @@ import { readConfig, REPO_ROOT } from '../src/config.js';
 import { loadCatalogueOrThrow } from '../src/catalogue/load.js';
 import { archiveBuffer } from '../src/bundle/archive.js';
 import { Generator, type GenerateRequest } from '../src/pipeline/generate.js';
+import { processHasher } from '../src/bundle/parallel-hash.js';
 import { resolve } from '../src/model/resolve.js';
 import { UNSURE_MS } from '../src/catalogue/snapshot-stamp.js';
 import type { LoadResult, LoadSpec } from './load-client.js';
@@ -54,6 +55,8 @@ if (!serviceNodeOptions.every((option) => process.execArgv.includes(option))) {
 }
 if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
 const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
+/** A generator as the service makes one (live-engine.ts): the record's hashes on the process's second thread. */
+const serviceGenerator = (cacheSize: number, bundleCacheBytes?: number) => new Generator(catalogue, config.templatesDir, cacheSize, bundleCacheBytes, undefined, processHasher());
 
 const largest = [...catalogue.presets.keys()]
   .map((id) => ({ id, size: resolve(catalogue, { preset: id }).resolvedServices.length }))
@@ -125,7 +128,7 @@ function inProcess(label: string, base: GenerateRequest, size: number, goalMs: n
   const runs = Math.round((quick ? 300 : 2000) / (size > 100 ? 4 : 1));
   const k = kinds(catalogue, base, swapPool(catalogue, base));
   console.log(`${label} (${size} containers)`);
-  const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
+  const generator = serviceGenerator(config.renderCacheSize);
   const figures: Record<string, ReturnType<typeof stats>> = {};
   const cpuFigures: Record<string, ReturnType<typeof stats>> = {};
   for (const [kind, make] of Object.entries(k)) {
@@ -152,7 +155,7 @@ function inProcess(label: string, base: GenerateRequest, size: number, goalMs: n
   console.log(`  new selection (a set never seen, warm process): median ${ms(sel.median)}, p99 ${ms(sel.p99)} (n=${sel.n}) = ${(sel.median / baselineMs).toPrecision(2)}x baseline; CPU time median ${ms(selCpu.median)}`);
   record(`${label}: new selection, median`, `≤ ${renderGoals.newSelectionMs} ms`, `${ms(sel.median)} (CPU ${ms(selCpu.median)}; p99 ${ms(sel.p99)})`, sel.median <= renderGoals.newSelectionMs, sel.median);
   const coldSamples = Array.from({ length: quick ? 10 : size > 100 ? 20 : 40 }, (_, i) => {
-    const g = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
+    const g = serviceGenerator(config.renderCacheSize);
     const r = k['new name + domain'](i);
     return time(() => g.generate(r));
   });
@@ -162,14 +165,14 @@ function inProcess(label: string, base: GenerateRequest, size: number, goalMs: n
   // rendered for its fragments, LiveEngine.warm), then a new selection: what warming is worth, and its cost
   const warmCost: number[] = [];
   const warmedSamples = selections.slice(20, 20 + (quick ? 5 : size > 100 ? 10 : 20)).map((r) => {
-    const g = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
+    const g = serviceGenerator(config.renderCacheSize);
     warmCost.push(timeWithCpu(() => { for (const preset of catalogue.presets.keys()) g.warm({ name: 'warm', preset }); })[1]);
     return time(() => g.generate(r));
   });
   const warmed = stats(warmedSamples);
   console.log(`  fresh generator warmed with every preset (LiveEngine.warm, CPU ${ms(stats(warmCost).median)} in the background), then a new selection: median ${ms(warmed.median)}, p99 ${ms(warmed.p99)} (n=${warmed.n})`);
   record(`${label}: fresh generator warmed, then a new selection, median`, '', `${ms(warmed.median)} (warming: ${ms(stats(warmCost).median)} CPU)`, undefined, warmed.median);
-  const uncachedGenerator = new Generator(catalogue, config.templatesDir, 0);
+  const uncachedGenerator = serviceGenerator(0);
   for (let i = 0; i < 10; i++) uncachedGenerator.generate(k['new name + domain'](i));
   const bare = stats(Array.from({ length: quick ? 30 : size > 100 ? 60 : 300 }, (_, i) => k['new name + domain'](i)).map((r) => time(() => uncachedGenerator.generate(r))));
   console.log(`  no caches at all (the render's own cost, the ceiling to beat): median ${ms(bare.median)}, p99 ${ms(bare.p99)} = ${(bare.median / baselineMs).toPrecision(2)}x baseline`);
@@ -213,7 +216,7 @@ function sizeSweep() {
 // ---- the deployment targets beside Compose (issue 32): the same request rendered with no caches at all, so each
 // figure is its emitter's own cost (Traefik: the proxy both targets route through)
 if (runs('inprocess')) {
-  const uncached = new Generator(catalogue, config.templatesDir, 0);
+  const uncached = serviceGenerator(0);
   const base: GenerateRequest = { ...request, proxy: 'traefik' };
   const n = quick ? 30 : 150;
   const figure = (deploymentType: GenerateRequest['deploymentType']) => {
@@ -240,7 +243,7 @@ if (runs('inprocess')) {
   inProcess(`${large.services!.length} services + ${large.skills!.length} skill packs`, large, largeSize, 5, undefined, { newSelectionMs: 6, freshMs: 30 });
   // a fresh bundle each time (no bundle cache), so every archive is really built
   {
-    const fragmentsOnly = new Generator(catalogue, config.templatesDir, config.renderCacheSize, 0);
+    const fragmentsOnly = serviceGenerator(config.renderCacheSize, 0);
     const tarTimes = [];
     let tarSize = 0;
     for (let i = 0; i < (quick ? 30 : 200); i++) {
@@ -272,11 +275,12 @@ if (runs('inprocess')) {
       import { readConfig } from ${JSON.stringify(path.join(REPO_ROOT, 'dist/config.js'))};
       import { loadCatalogueOrThrow } from ${JSON.stringify(path.join(REPO_ROOT, 'dist/catalogue/load.js'))};
       import { Generator } from ${JSON.stringify(path.join(REPO_ROOT, 'dist/pipeline/generate.js'))};
+      import { processHasher } from ${JSON.stringify(path.join(REPO_ROOT, 'dist/bundle/parallel-hash.js'))};
       const config = readConfig(process.env);
       if (config.heapGrowingPercent > 0) v8.setFlagsFromString('--heap-growing-percent=' + config.heapGrowingPercent);
       const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
       for (const list of JSON.parse(fs.readFileSync(${JSON.stringify(file)}, 'utf8'))) {
-        const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
+        const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize, undefined, undefined, processHasher());
         for (const r of list) generator.generate(r);
       }
       console.log(process.memoryUsage().rss);

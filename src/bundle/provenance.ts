@@ -56,8 +56,8 @@ export function fileHash(content: string | readonly string[]): string {
 
 /** What the renderer already knows of a bundle's files, so the record need not read them again. */
 export interface KnownFacts {
-  /** hashes of some of the files (the same content) */
-  hashes?: ReadonlyMap<string, string>;
+  /** hashes of some of the files (the same content): a map, or a batch still being hashed (parallel-hash.ts) */
+  hashes?: Pick<ReadonlyMap<string, string>, 'get'>;
   /** the chunks of the large files (text-chunks.ts) */
   chunks?: ReadonlyMap<string, readonly string[]>;
   /** the files' paths sorted (the record lists them in that order) */

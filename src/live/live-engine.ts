@@ -9,6 +9,7 @@ import { loadCatalogue, type CatalogueDirs, type LoadResult } from '../catalogue
 import { formatProblem } from '../catalogue/problems.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { Generator } from '../pipeline/generate.js';
+import { processHasher } from '../bundle/parallel-hash.js';
 import { compileTemplate } from '../templating.js';
 
 export interface EngineSnapshot {
@@ -130,7 +131,7 @@ export class LiveEngine extends EventEmitter {
 
   private build(catalogue: Catalogue): EngineSnapshot {
     const { templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes } = this.settings;
-    return Object.freeze({ catalogue, generator: new Generator(catalogue, templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes), loadedAt: new Date() });
+    return Object.freeze({ catalogue, generator: new Generator(catalogue, templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes, processHasher()), loadedAt: new Date() });
   }
 }
 

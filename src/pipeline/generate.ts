@@ -19,6 +19,7 @@ import { KubernetesTemplates, kubernetesFiles, SHARED_FILES } from '../emit/kube
 import { SHARED_FILES as SWARM_SHARED_FILES, SwarmTemplates, swarmFiles } from '../emit/swarm/index.js';
 import { checkTarget } from '../emit/targets.js';
 import { recordOf } from '../record-of.js';
+import { inThreadHasher, type FileHasher, type HashBatch } from '../bundle/parallel-hash.js';
 
 export type { Bundle, GenerateRequest } from '../bundle/bundle.js';
 export { boundIntoShape } from '../cache/bundle-shape.js';
@@ -54,7 +55,14 @@ export class Generator {
    * and request shapes together, half each (a bundle counts twice its text: its encoded answer is kept
    * beside it).
    */
-  constructor(readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 16 * 1024 * 1024, renderCacheBytes = DEFAULT_FRAGMENT_CACHE_BYTES) {
+  /**
+   * `hasher`: where the record's hashes are made; a long-lived service passes one with a second thread
+   * (parallel-hash.ts), shared by its generators.
+   */
+  constructor(
+    readonly catalogue: Catalogue, templatesDir: string, cacheSize: number, bundleCacheBytes = 16 * 1024 * 1024,
+    renderCacheBytes = DEFAULT_FRAGMENT_CACHE_BYTES, private readonly hasher: FileHasher = inThreadHasher,
+  ) {
     this.cache = new FragmentCache(cacheSize, renderCacheBytes);
     const half = Math.max(1, Math.floor(bundleCacheBytes / 2));
     this.bundles = cacheSize > 0 && bundleCacheBytes > 0
@@ -174,6 +182,12 @@ export class Generator {
     const pluginFiles = this.pluginFiles.render(model);
     // the files that grow with the stack, as chunks (text-chunks.ts)
     const chunks = new Map<string, readonly string[]>();
+    const hashes = this.hasher.batch();
+    // the skills are the catalogue's strings, the same file in every stack that ships them, on every target:
+    // their sha256 is kept by the skill (where a target writes the file as it is)
+    const skills = catalogueFileHashes(model);
+    // each file's hash is started as soon as the file is final, on the hasher's second thread where it has one
+    const queue = (files: ReadonlyMap<string, string>) => queueHashes(hashes, files, chunks, skills);
     // the one place a deployment target picks its emitter; Compose (docker, bare-metal) follows
     let files: Map<string, string>;
     // .env.example's image pins, where the bundle templates write it as the bundle ships it (Compose)
@@ -183,21 +197,19 @@ export class Generator {
     } else if (model.options.deployment === 'swarm') {
       files = swarmFiles(model, pluginFiles, this.bundleTemplates.render(model, SWARM_SHARED_FILES), this.swarmTemplates);
     } else {
+      queue(pluginFiles);
       const compose = composeChunks(model, this.cache);
       if (compose.length > 1) chunks.set(COMPOSE_FILE, compose);
       // the plugin files' map is this render's own: the bundle's files are sorted by path when it is assembled
       files = pluginFiles;
       files.set(COMPOSE_FILE, joinedChunks(compose));
+      hashes.submit(COMPOSE_FILE, compose);
+      hashes.start();
       images = {};
       this.bundleTemplates.render(model, undefined, chunks, images).forEach((content, file) => files.set(file, content));
     }
-    // the skills are the catalogue's strings, the same file in every stack that ships them, on every target:
-    // their sha256 is kept by the skill (where a target writes the file as it is)
-    const known = new Map<string, string>();
-    catalogueFileHashes(model).forEach(([content, hash], file) => {
-      if (files.get(file) === content) known.set(file, hash);
-    });
-    return this.assemble(request, summary, files, { hashes: known, chunks, images });
+    queue(files);
+    return this.assemble(request, summary, files, { hashes, chunks, images });
   }
 
   /** The frozen bundle: the files sorted by path, with the stack record (stackwright.json) of exactly these. */
@@ -243,4 +255,17 @@ function bundleSize(bundle: Bundle): number {
   let size = 0;
   for (const [file, content] of Object.entries(bundle.files)) size += file.length + content.length;
   return size;
+}
+
+/**
+ * Each file of `files` into `hashes`: a skill written as the catalogue has it by its kept hash, any other file
+ * queued (as its chunks where it has them). A file queued or known before is left as it is.
+ */
+function queueHashes(hashes: HashBatch, files: ReadonlyMap<string, string>, chunks: ReadonlyMap<string, readonly string[]>, skills: ReadonlyMap<string, readonly [string, string]>): void {
+  files.forEach((content, file) => {
+    const skill = skills.get(file);
+    if (skill !== undefined && skill[0] === content) hashes.known(file, skill[1]);
+    else hashes.submit(file, chunks.get(file) ?? content);
+  });
+  hashes.start();
 }

@@ -1,0 +1,230 @@
+// The sha256 of a bundle's files (stackwright.json records them) on a second thread, while the main thread
+// renders the rest of the bundle (issue 36: at 200 services the ~0.9 MB a new selection writes cost ~1 ms
+// of hashing, about a tenth of the render). A file is queued as soon as it is final: its UTF-8 bytes go to
+// shared memory and the worker (hash-worker.ts) hashes them; when the record is written, what the worker has
+// not taken the main thread hashes itself, so the two share the last files. Every path out of the second
+// thread ends in the main thread's own hash: no worker (one core, the CLI), a file that does not fit, a
+// worker that does not answer.
+import crypto from 'node:crypto';
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { HASH_WORKER_SOURCE, JOB, jobField, STATE, WORKER_LAYOUT, type SharedTables } from './hash-worker.js';
+
+/** The hashes a record can take as they are, by file path. */
+export interface FileHashes {
+  get(file: string): string | undefined;
+}
+
+/** One bundle's hashes: those known before (a skill's), and those queued to be made. */
+export interface HashBatch extends FileHashes {
+  known(file: string, hash: string): void;
+  /** `content`: the file's text or its chunks (text-chunks.ts); the file must not change after */
+  submit(file: string, content: string | readonly string[]): void;
+  /** starts what was submitted since the last call (one wake of the second thread for many files) */
+  start(): void;
+}
+
+export interface FileHasher {
+  /** a batch for the next bundle; the one before is over (its hashes are read before this is called) */
+  batch(): HashBatch;
+}
+
+/** Only the known hashes: the record hashes every other file itself, on the main thread. */
+class KnownHashes implements HashBatch {
+  protected readonly hashes = new Map<string, string>();
+
+  known(file: string, hash: string): void {
+    this.hashes.set(file, hash);
+  }
+
+  // nothing is hashed ahead: the record hashes what it does not know
+  submit(_file: string, _content: string | readonly string[]): void {}
+
+  start(): void {}
+
+  get(file: string): string | undefined {
+    return this.hashes.get(file);
+  }
+}
+
+export const inThreadHasher: FileHasher = { batch: () => new KnownHashes() };
+
+/** Shorter files are hashed where the record is written: queuing one costs about what hashing it does. */
+const QUEUED_MIN_CHARS = 2048;
+/** How long the main thread waits for a file the worker took before it stops trusting the worker. */
+const WAIT_MS = 2000;
+
+/**
+ * The second thread and its tables. One batch is open at a time (a render is synchronous): opening the next
+ * takes back what the last left queued and waits for what the worker is hashing, so no slot or byte is
+ * reused while the worker reads it.
+ */
+export class ParallelHasher implements FileHasher {
+  private readonly tables: SharedTables;
+  private readonly bytes: Buffer;
+  private readonly digests: Buffer;
+  private worker: Worker | undefined;
+  /** the batch the tables belong to */
+  private current: WorkerBatch | undefined;
+
+  constructor(readonly dataBytes = 4 * 1024 * 1024, readonly slots = 1024) {
+    this.tables = {
+      control: new Int32Array(new SharedArrayBuffer(4 * (JOB.HEAD + slots * JOB.SLOT))),
+      data: new SharedArrayBuffer(dataBytes),
+      digests: new SharedArrayBuffer(32 * slots),
+    };
+    this.bytes = Buffer.from(this.tables.data);
+    this.digests = Buffer.from(this.tables.digests);
+    try {
+      // its heap holds a hash object at a time: the smallest young generation, and no loader of ours (execArgv)
+      this.worker = new Worker(HASH_WORKER_SOURCE, {
+        eval: true, execArgv: [], workerData: { ...this.tables, layout: WORKER_LAYOUT },
+        resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
+      });
+      this.worker.unref();
+      this.worker.on('error', () => this.retire());
+    } catch {
+      this.worker = undefined;
+    }
+  }
+
+  /** How many files the second thread has hashed (the rest were hashed where the record is written). */
+  get hashedByWorker(): number {
+    return Atomics.load(this.tables.control, JOB.byWorker);
+  }
+
+  /** Whether a second thread is worth starting here: more than one core to run it on. */
+  static useful(): boolean {
+    return os.availableParallelism() > 1;
+  }
+
+  batch(): HashBatch {
+    if (this.current) this.close(this.current);
+    if (!this.worker) return new KnownHashes();
+    this.current = new WorkerBatch(this);
+    return this.current;
+  }
+
+  /** Stops the worker; every later batch hashes on the main thread. */
+  retire(): void {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.current = undefined;
+    void worker?.terminate();
+  }
+
+  /** Queues `content` in slot `slot` at `offset`; the bytes written, or -1 where it does not fit. */
+  queue(slot: number, offset: number, content: string | readonly string[]): number {
+    if (!this.worker || slot >= this.slots) return -1;
+    const { control } = this.tables;
+    // UTF-8 takes at most 3 bytes a UTF-16 unit: a bound checked before writing, never a partial file
+    let length = 0;
+    if (typeof content === 'string') {
+      if (offset + 3 * content.length > this.dataBytes) return -1;
+      length = this.bytes.write(content, offset, 'utf8');
+    } else {
+      let chars = 0;
+      for (let i = 0; i < content.length; i++) chars += content[i].length;
+      if (offset + 3 * chars > this.dataBytes) return -1;
+      for (let i = 0; i < content.length; i++) length += this.bytes.write(content[i], offset + length, 'utf8');
+    }
+    control[jobField(slot, 'offset')] = offset;
+    control[jobField(slot, 'length')] = length;
+    Atomics.store(control, jobField(slot, 'state'), STATE.queued);
+    Atomics.store(control, JOB.count, slot + 1);
+    return length;
+  }
+
+  /** Wakes the worker for what was queued (a wake is a system call: one for each group of files). */
+  wake(): void {
+    const { control } = this.tables;
+    Atomics.add(control, JOB.seq, 1);
+    Atomics.notify(control, JOB.seq);
+  }
+
+  /** The hash of slot `slot`: hashed here if the worker has not taken it, else waited for. */
+  take(batch: WorkerBatch, slot: number): string | undefined {
+    if (batch !== this.current) return undefined;
+    const { control } = this.tables;
+    const state = jobField(slot, 'state');
+    if (Atomics.compareExchange(control, state, STATE.queued, STATE.claimed) === STATE.queued) {
+      const offset = control[jobField(slot, 'offset')];
+      const hash = crypto.createHash('sha256').update(this.bytes.subarray(offset, offset + control[jobField(slot, 'length')])).digest('hex');
+      Atomics.store(control, state, STATE.done);
+      return hash;
+    }
+    if (Atomics.load(control, state) === STATE.claimed && Atomics.wait(control, state, STATE.claimed, WAIT_MS) === 'timed-out') {
+      this.retire();
+      return undefined;
+    }
+    return this.digests.toString('hex', slot * 32, slot * 32 + 32);
+  }
+
+  /** Takes back what `batch` left queued and waits for what the worker holds, then empties the table. */
+  private close(batch: WorkerBatch): void {
+    const { control } = this.tables;
+    const count = Atomics.load(control, JOB.count);
+    for (let slot = 0; slot < count; slot++) {
+      const state = jobField(slot, 'state');
+      if (Atomics.compareExchange(control, state, STATE.queued, STATE.cancelled) === STATE.claimed
+        && Atomics.wait(control, state, STATE.claimed, WAIT_MS) === 'timed-out') {
+        this.retire();
+        return;
+      }
+    }
+    Atomics.store(control, JOB.count, 0);
+    Atomics.add(control, JOB.seq, 1);
+    batch.closed = true;
+    this.current = undefined;
+  }
+}
+
+/** A bundle's batch on the worker: each queued file's slot, its hash taken when the record asks. */
+class WorkerBatch extends KnownHashes {
+  private readonly slots = new Map<string, number>();
+  private offset = 0;
+  /** files queued since the worker was last woken */
+  private waiting = false;
+  closed = false;
+
+  constructor(private readonly hasher: ParallelHasher) {
+    super();
+  }
+
+  submit(file: string, content: string | readonly string[]): void {
+    if (this.closed || this.hashes.has(file) || this.slots.has(file)) return;
+    if (typeof content === 'string' && content.length < QUEUED_MIN_CHARS) return;
+    const slot = this.slots.size;
+    const length = this.hasher.queue(slot, this.offset, content);
+    if (length < 0) return;
+    this.offset += length;
+    this.slots.set(file, slot);
+    this.waiting = true;
+  }
+
+  start(): void {
+    if (!this.waiting || this.closed) return;
+    this.waiting = false;
+    this.hasher.wake();
+  }
+
+  get(file: string): string | undefined {
+    const known = this.hashes.get(file);
+    if (known !== undefined) return known;
+    const slot = this.slots.get(file);
+    if (slot === undefined || this.closed) return undefined;
+    const hash = this.hasher.take(this, slot);
+    if (hash !== undefined) this.hashes.set(file, hash);
+    return hash;
+  }
+}
+
+let shared: FileHasher | undefined;
+
+/**
+ * The process's hasher for long-lived generators (the service, the MCP server): one second thread, started on
+ * the first call where there is more than one core, shared by every generator (a reload's included).
+ */
+export function processHasher(): FileHasher {
+  return (shared ??= ParallelHasher.useful() ? new ParallelHasher() : inThreadHasher);
+}
