@@ -201,9 +201,13 @@ export class ParallelHasher implements FileHasher {
   }
 }
 
-/** A bundle's batch on the worker: each queued file's slot, its hash taken when the record asks. */
+/**
+ * A bundle's batch on the worker: each queued file's slot and the text it was queued with, its hash taken when
+ * the record asks. A path queued again with another text (a target that rewrites a file) counts with the last.
+ */
 class WorkerBatch extends KnownHashes {
-  private readonly slots = new Map<string, number>();
+  private readonly queued = new Map<string, { slot: number; content: string | readonly string[]; hash?: string }>();
+  private next = 0;
   private offset = 0;
   /** files queued since the worker was last woken */
   private waiting = false;
@@ -214,13 +218,15 @@ class WorkerBatch extends KnownHashes {
   }
 
   submit(file: string, content: string | readonly string[]): void {
-    if (this.closed || this.hashes.has(file) || this.slots.has(file)) return;
+    if (this.closed || this.hashes.has(file) || this.queued.get(file)?.content === content) return;
+    this.queued.delete(file);
     if (typeof content === 'string' && content.length < QUEUED_MIN_CHARS) return;
-    const slot = this.slots.size;
+    const slot = this.next;
     const length = this.hasher.queue(slot, this.offset, content);
     if (length < 0) return;
+    this.next++;
     this.offset += length;
-    this.slots.set(file, slot);
+    this.queued.set(file, { slot, content });
     this.waiting = true;
   }
 
@@ -233,11 +239,9 @@ class WorkerBatch extends KnownHashes {
   get(file: string): string | undefined {
     const known = this.hashes.get(file);
     if (known !== undefined) return known;
-    const slot = this.slots.get(file);
-    if (slot === undefined || this.closed) return undefined;
-    const hash = this.hasher.take(this, slot);
-    if (hash !== undefined) this.hashes.set(file, hash);
-    return hash;
+    const entry = this.queued.get(file);
+    if (entry === undefined || this.closed) return undefined;
+    return (entry.hash ??= this.hasher.take(this, entry.slot));
   }
 }
 

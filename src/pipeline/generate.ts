@@ -188,16 +188,21 @@ export class Generator {
     const skills = catalogueFileHashes(model);
     // each file's hash is started as soon as the file is final, on the hasher's second thread where it has one
     const queue = (files: ReadonlyMap<string, string>) => queueHashes(hashes, files, chunks, skills);
+    // on every target: one that writes a plugin file otherwise has it queued again with its own text at the end
+    queue(pluginFiles);
     // the one place a deployment target picks its emitter; Compose (docker, bare-metal) follows
     let files: Map<string, string>;
     // .env.example's image pins, where the bundle templates write it as the bundle ships it (Compose)
     let images: Record<string, string> | undefined;
     if (model.options.deployment === 'kubernetes') {
-      files = kubernetesFiles(model, pluginFiles, this.bundleTemplates.render(model, SHARED_FILES), this.kubernetesTemplates, this.cache);
+      const shared = this.bundleTemplates.render(model, SHARED_FILES);
+      queue(shared);
+      files = kubernetesFiles(model, pluginFiles, shared, this.kubernetesTemplates, this.cache);
     } else if (model.options.deployment === 'swarm') {
-      files = swarmFiles(model, pluginFiles, this.bundleTemplates.render(model, SWARM_SHARED_FILES), this.swarmTemplates);
+      const shared = this.bundleTemplates.render(model, SWARM_SHARED_FILES);
+      queue(shared);
+      files = swarmFiles(model, pluginFiles, shared, this.swarmTemplates);
     } else {
-      queue(pluginFiles);
       const compose = composeChunks(model, this.cache);
       if (compose.length > 1) chunks.set(COMPOSE_FILE, compose);
       // the plugin files' map is this render's own: the bundle's files are sorted by path when it is assembled

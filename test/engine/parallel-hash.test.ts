@@ -116,4 +116,20 @@ describe('the record hashed on a second thread', () => {
     assert.equal(third.get('chunked'), sha256(chunks.join('')));
     hasher.retire();
   });
+
+  test('a path queued again with another text is hashed as its last text', async () => {
+    const hasher = new ParallelHasher();
+    await workerStarted(hasher);
+    const batch = hasher.batch();
+    const [first, second] = ['first '.repeat(2000), 'second '.repeat(2000)];
+    batch.submit('config/app.yaml', first);
+    batch.submit('config/app.yaml', second);
+    batch.submit('config/short.yaml', first);
+    // too short to queue: the record hashes it itself
+    batch.submit('config/short.yaml', 'short');
+    batch.start();
+    assert.equal(batch.get('config/app.yaml'), sha256(second));
+    assert.equal(batch.get('config/short.yaml'), undefined);
+    hasher.retire();
+  });
 });
