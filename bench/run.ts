@@ -48,15 +48,20 @@ const config = readConfig({});
 const startCommand = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start as string).split(' ');
 /** The node options `npm start` gives the service (its memory settings). */
 const serviceNodeOptions = startCommand.slice(startCommand.indexOf('node') + 1).filter((a) => a.startsWith('--'));
-// the service's own memory settings (npm run bench gives this process npm start's node options; serve.ts
-// sets the heap growing factor the same way), so in-process memory is the service's
-if (!serviceNodeOptions.every((option) => process.execArgv.includes(option))) {
-  console.log(`note: this process runs without npm start's ${serviceNodeOptions.join(' ')} (npm run bench gives it them): the in-process figures are not the service's\n`);
+/** The environment settings `npm start` gives it (NAME=value words before the command: glibc's malloc arenas). */
+const serviceEnv: Record<string, string> = Object.fromEntries(startCommand.slice(0, startCommand.indexOf('node'))
+  .filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+// the service's own memory settings (npm run bench gives this process npm start's node options and environment;
+// serve.ts sets the heap growing factor the same way), so in-process memory is the service's
+const missing = [...serviceNodeOptions.filter((option) => !process.execArgv.includes(option)),
+  ...Object.entries(serviceEnv).filter(([name, value]) => process.env[name] !== value).map(([name, value]) => `${name}=${value}`)];
+if (missing.length) {
+  console.log(`note: this process runs without npm start's ${missing.join(' ')} (npm run bench gives it them): the in-process figures are not the service's\n`);
 }
 if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
 const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
 /** A generator as the service makes one (live-engine.ts): the record's hashes on the process's second thread. */
-const serviceGenerator = (cacheSize: number, bundleCacheBytes?: number) => new Generator(catalogue, config.templatesDir, cacheSize, bundleCacheBytes, undefined, processHasher());
+const serviceGenerator = (cacheSize: number, bundleCacheBytes?: number) => new Generator(catalogue, config.templatesDir, cacheSize, bundleCacheBytes, undefined, config.hashThread ? processHasher() : undefined);
 
 const largest = [...catalogue.presets.keys()]
   .map((id) => ({ id, size: resolve(catalogue, { preset: id }).resolvedServices.length }))
@@ -280,12 +285,12 @@ if (runs('inprocess')) {
       if (config.heapGrowingPercent > 0) v8.setFlagsFromString('--heap-growing-percent=' + config.heapGrowingPercent);
       const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
       for (const list of JSON.parse(fs.readFileSync(${JSON.stringify(file)}, 'utf8'))) {
-        const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize, undefined, undefined, processHasher());
+        const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize, undefined, undefined, config.hashThread ? processHasher() : undefined);
         for (const r of list) generator.generate(r);
       }
       console.log(process.memoryUsage().rss);
     `;
-    const r = spawnSync(process.execPath, [...serviceNodeOptions, '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [...serviceNodeOptions, '--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, ...serviceEnv } });
     fs.rmSync(file, { force: true });
     if (r.status !== 0) throw new Error(`the engine-only process failed: ${r.stderr}`);
     const rss = Number(r.stdout.trim()) / 1048576;
@@ -373,10 +378,8 @@ async function startServer(env: Record<string, string>): Promise<{ ms: number; r
   const started = performance.now();
   // the node options of `npm start`, so the figures are the service's as users run it
   const startArgs = startCommand.slice(startCommand.indexOf('node') + 1);
-  // and its environment settings (NAME=value words before the command)
-  const startEnv = Object.fromEntries(startCommand.slice(0, startCommand.indexOf('node')).filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
   const child = spawn(process.execPath, startArgs.map((a) => (a.startsWith('-') ? a : path.join(REPO_ROOT, a))), {
-    env: { ...process.env, ...startEnv, PORT: '0', STACK_API_KEY: BENCH_KEY, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...serviceEnv, PORT: '0', STACK_API_KEY: BENCH_KEY, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolvePromise, reject) => {
     let out: string | null = '';

@@ -58,6 +58,8 @@ export interface Config {
   metricsToken?: string;
   /** reload the catalogue when plugins/ or catalogue/ change (SIGHUP reloads either way) */
   watchCatalogue: boolean;
+  /** hash a bundle's files for its record on a second thread (bundle/parallel-hash.ts), where there is more than one core */
+  hashThread: boolean;
   /** quiet time after the last change before a reload */
   reloadDebounceMs: number;
 }
@@ -146,6 +148,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     minBodyRate: int('STACK_MIN_BODY_RATE', 500, 0, 1e9),
     generateQueue: int('STACK_GENERATE_QUEUE', 200, 0, 1e6),
     watchCatalogue: flag('STACK_WATCH_CATALOGUE', true),
+    hashThread: flag('STACK_HASH_THREAD', true),
     reloadDebounceMs: int('STACK_RELOAD_DEBOUNCE_MS', 300, 0, 60_000),
     heapGrowingPercent: int('STACK_HEAP_GROWING_PERCENT', 25, 0, 1000),
   };

@@ -9,7 +9,7 @@ import { loadCatalogue, type CatalogueDirs, type LoadResult } from '../catalogue
 import { formatProblem } from '../catalogue/problems.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { Generator } from '../pipeline/generate.js';
-import { processHasher } from '../bundle/parallel-hash.js';
+import { inThreadHasher, processHasher } from '../bundle/parallel-hash.js';
 import { compileTemplate } from '../templating.js';
 
 export interface EngineSnapshot {
@@ -26,7 +26,8 @@ export interface ReloadFailure {
   count: number;
 }
 
-export interface GeneratorSettings { templatesDir: string; renderCacheSize: number; bundleCacheBytes?: number; renderCacheBytes?: number }
+/** What each snapshot's generator is made with (Config has them all); `hashThread: false` keeps the record's hashing on the request's thread. */
+export interface GeneratorSettings { templatesDir: string; renderCacheSize: number; bundleCacheBytes?: number; renderCacheBytes?: number; hashThread?: boolean }
 
 export class LiveEngine extends EventEmitter {
   private snapshot: EngineSnapshot;
@@ -130,8 +131,9 @@ export class LiveEngine extends EventEmitter {
   }
 
   private build(catalogue: Catalogue): EngineSnapshot {
-    const { templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes } = this.settings;
-    return Object.freeze({ catalogue, generator: new Generator(catalogue, templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes, processHasher()), loadedAt: new Date() });
+    const { templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes, hashThread } = this.settings;
+    const hasher = hashThread === false ? inThreadHasher : processHasher();
+    return Object.freeze({ catalogue, generator: new Generator(catalogue, templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes, hasher), loadedAt: new Date() });
   }
 }
 
