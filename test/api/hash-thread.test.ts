@@ -1,7 +1,7 @@
 // STACK_HASH_THREAD: the service hashes a bundle's files for stackwright.json on a second thread (a Node worker,
 // src/bundle/parallel-hash.ts) unless it is 0. Both ways a large stack's answer is the same, byte for byte, and
 // every hash in its record is its file's; the worker is there with 1 and absent with 0 (the thread names Linux
-// lists for the process).
+// lists for the process), and only from the first render on.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -30,6 +30,8 @@ describe('STACK_HASH_THREAD', { skip: os.availableParallelism() < 2 ? 'one core:
     for (const setting of ['1', '0']) {
       const server = await spawnServer({ STACK_HASH_THREAD: setting, STACK_WATCH_CATALOGUE: '0' });
       try {
+        // the thread starts with the first bundle rendered: a service that has rendered none holds no worker
+        assert.equal(threadNames(server.child.pid!).filter((name) => name === 'WorkerThread').length, 0, 'a worker before any render');
         const res = await fetch(`${server.url}/api/v1/generate`, {
           method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(request),
         });
