@@ -144,21 +144,22 @@ export class Generator {
   warm(request: GenerateRequest): void {
     if (!this.cache.enabled) return;
     try {
-      this.renderRequest(request);
+      // hashed on this thread: the bundle is dropped, and a warm start should not start the hashing thread
+      this.renderRequest(request, inThreadHasher);
     } catch {
       // a refused or failing request warms what it rendered before it stopped
     }
   }
 
   /** A request rendered in full: resolved (400 or 409 on problems), modelled, every file rendered. */
-  private renderRequest(request: GenerateRequest): Bundle {
+  private renderRequest(request: GenerateRequest, hasher = this.hasher): Bundle {
     const resolution = resolve(this.catalogue, request);
     if (resolution.errors.length) throw invalidConfiguration(resolution.errors);
     checkTarget(resolution, request.deploymentType, request.gpu ?? false);
-    return this.render(request, resolution);
+    return this.render(request, resolution, hasher);
   }
 
-  private render(request: GenerateRequest, resolution: Resolution): Bundle {
+  private render(request: GenerateRequest, resolution: Resolution, hasher = this.hasher): Bundle {
     if (resolution.conflicts.length) {
       throw new ApiError('CONFLICT', `the selected services conflict: ${resolution.conflicts.map(([a, b]) => `${a} and ${b}`).join('; ')}; keep one of each pair`, {
         details: { conflicts: resolution.conflicts.map(([a, b]) => ({ services: [a, b] })) },
@@ -182,7 +183,7 @@ export class Generator {
     const pluginFiles = this.pluginFiles.render(model);
     // the files that grow with the stack, as chunks (text-chunks.ts)
     const chunks = new Map<string, readonly string[]>();
-    const hashes = this.hasher.batch();
+    const hashes = hasher.batch();
     // the skills are the catalogue's strings, the same file in every stack that ships them, on every target:
     // their sha256 is kept by the skill (where a target writes the file as it is)
     const skills = catalogueFileHashes(model);

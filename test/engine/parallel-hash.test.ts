@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { describe, test } from 'node:test';
 import { readConfig } from '../../src/config.js';
 import { Generator, type GenerateRequest } from '../../src/pipeline/generate.js';
-import { ParallelHasher } from '../../src/bundle/parallel-hash.js';
+import { inThreadHasher, ParallelHasher } from '../../src/bundle/parallel-hash.js';
 import { largeRequest, newSelections } from '../../bench/requests.js';
 import { shippedCatalogue } from '../support/server.js';
 
@@ -115,6 +115,16 @@ describe('the record hashed on a second thread', () => {
     third.start();
     assert.equal(third.get('chunked'), sha256(chunks.join('')));
     hasher.retire();
+  });
+
+  test('warming a generator renders without its hasher (the service starts its thread with the first request)', () => {
+    let batches = 0;
+    const counting = { batch: () => (batches++, inThreadHasher.batch()) };
+    const generator = new Generator(catalogue, templatesDir, 100, undefined, undefined, counting);
+    generator.warm({ name: 'warm', preset: 'full-stack' });
+    assert.equal(batches, 0);
+    generator.generate({ name: 'asked', preset: 'full-stack' });
+    assert.equal(batches, 1);
   });
 
   test('a path queued again with another text is hashed as its last text', async () => {
