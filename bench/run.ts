@@ -61,7 +61,7 @@ if (missing.length) {
 if (config.heapGrowingPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
 const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
 /** A generator as the service makes one (live-engine.ts): the record's hashes on the process's second thread. */
-const serviceGenerator = (cacheSize: number, bundleCacheBytes?: number) => new Generator(catalogue, config.templatesDir, cacheSize, bundleCacheBytes, undefined, config.hashThread ? processHasher() : undefined);
+const serviceGenerator = (cacheSize: number, bundleCacheBytes?: number) => new Generator(catalogue, config.templatesDir, cacheSize, bundleCacheBytes, undefined, processHasher(config.hashThread));
 
 const largest = [...catalogue.presets.keys()]
   .map((id) => ({ id, size: resolve(catalogue, { preset: id }).resolvedServices.length }))
@@ -285,7 +285,7 @@ if (runs('inprocess')) {
       if (config.heapGrowingPercent > 0) v8.setFlagsFromString('--heap-growing-percent=' + config.heapGrowingPercent);
       const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
       for (const list of JSON.parse(fs.readFileSync(${JSON.stringify(file)}, 'utf8'))) {
-        const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize, undefined, undefined, config.hashThread ? processHasher() : undefined);
+        const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize, undefined, undefined, processHasher(config.hashThread));
         for (const r of list) generator.generate(r);
       }
       console.log(process.memoryUsage().rss);

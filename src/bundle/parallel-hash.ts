@@ -37,8 +37,10 @@ class KnownHashes implements HashBatch {
     this.hashes.set(file, hash);
   }
 
-  // nothing is hashed ahead: the record hashes what it does not know
-  submit(_file: string, _content: string | readonly string[]): void {}
+  // nothing is hashed ahead: the record hashes what it does not know (a hash known for another text of the path goes)
+  submit(file: string, _content: string | readonly string[]): void {
+    this.hashes.delete(file);
+  }
 
   start(): void {}
 
@@ -205,7 +207,8 @@ export class ParallelHasher implements FileHasher {
 
 /**
  * A bundle's batch on the worker: each queued file's slot and the text it was queued with, its hash taken when
- * the record asks. A path queued again with another text (a target that rewrites a file) counts with the last.
+ * the record asks. The last call for a path counts: a path queued again with another text (a target that
+ * rewrites a file), or known after it was queued, is hashed as that.
  */
 class WorkerBatch extends KnownHashes {
   private readonly queued = new Map<string, { slot: number; content: string | readonly string[]; hash?: string }>();
@@ -219,8 +222,14 @@ class WorkerBatch extends KnownHashes {
     super();
   }
 
+  known(file: string, hash: string): void {
+    super.known(file, hash);
+    this.queued.delete(file);
+  }
+
   submit(file: string, content: string | readonly string[]): void {
-    if (this.closed || this.hashes.has(file) || this.queued.get(file)?.content === content) return;
+    if (this.closed || this.queued.get(file)?.content === content) return;
+    super.submit(file, content);
     this.queued.delete(file);
     if (typeof content === 'string' && content.length < QUEUED_MIN_CHARS) return;
     const slot = this.next;
@@ -252,9 +261,11 @@ let shared: FileHasher | undefined;
 /**
  * The process's hasher for long-lived generators (the service, the MCP server), shared by every generator (a
  * reload's included). Where there is more than one core its thread starts with the first bundle rendered, so a
- * service that only reads the catalogue or answers from its caches holds no worker.
+ * service that only reads the catalogue or answers from its caches holds no worker. `enabled`: false
+ * (STACK_HASH_THREAD=0) hashes on the request's thread.
  */
-export function processHasher(): FileHasher {
+export function processHasher(enabled = true): FileHasher {
+  if (!enabled) return inThreadHasher;
   if (shared) return shared;
   if (!ParallelHasher.useful()) return (shared = inThreadHasher);
   let hasher: ParallelHasher | undefined;

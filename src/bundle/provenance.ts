@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import { STACKWRIGHT_VERSION } from '../version.js';
 import { CHUNK_CHARS, chunkLines } from '../text-chunks.js';
+import type { FileHashes } from './parallel-hash.js';
 
 export const PROVENANCE_FILE = 'stackwright.json';
 /** The file whose `<SERVICE>_IMAGE=` lines are the image pins a generation wrote. */
@@ -57,7 +58,7 @@ export function fileHash(content: string | readonly string[]): string {
 /** What the renderer already knows of a bundle's files, so the record need not read them again. */
 export interface KnownFacts {
   /** hashes of some of the files (the same content): a map, or a batch still being hashed (parallel-hash.ts) */
-  hashes?: Pick<ReadonlyMap<string, string>, 'get'>;
+  hashes?: FileHashes;
   /** the chunks of the large files (text-chunks.ts) */
   chunks?: ReadonlyMap<string, readonly string[]>;
   /** the files' paths sorted (the record lists them in that order) */

@@ -9,7 +9,7 @@ import { loadCatalogue, type CatalogueDirs, type LoadResult } from '../catalogue
 import { formatProblem } from '../catalogue/problems.js';
 import type { Catalogue } from '../catalogue/types.js';
 import { Generator } from '../pipeline/generate.js';
-import { inThreadHasher, processHasher } from '../bundle/parallel-hash.js';
+import { processHasher } from '../bundle/parallel-hash.js';
 import { compileTemplate } from '../templating.js';
 
 export interface EngineSnapshot {
@@ -132,8 +132,8 @@ export class LiveEngine extends EventEmitter {
 
   private build(catalogue: Catalogue): EngineSnapshot {
     const { templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes, hashThread } = this.settings;
-    const hasher = hashThread === false ? inThreadHasher : processHasher();
-    return Object.freeze({ catalogue, generator: new Generator(catalogue, templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes, hasher), loadedAt: new Date() });
+    const generator = new Generator(catalogue, templatesDir, renderCacheSize, bundleCacheBytes, renderCacheBytes, processHasher(hashThread !== false));
+    return Object.freeze({ catalogue, generator, loadedAt: new Date() });
   }
 }
 

@@ -14,7 +14,7 @@ import { createLogger } from '../observability/log.js';
 import { STACKWRIGHT_VERSION } from '../version.js';
 import { MAX_JSON_DEPTH, nestingDepth } from '../json-nesting.js';
 import { createMcpServer } from './tools.js';
-import { inThreadHasher, processHasher } from '../bundle/parallel-hash.js';
+import { processHasher } from '../bundle/parallel-hash.js';
 
 export interface StdioOptions {
   env?: NodeJS.ProcessEnv;
@@ -30,7 +30,7 @@ export async function runStdioServer(options: StdioOptions = {}): Promise<{ clos
   for (const w of loaded.warnings) log.warn({ file: w.file, pointer: w.pointer || '/', rule: w.rule }, formatProblem(w));
   if (!loaded.catalogue) throw new CatalogueLoadError(loaded.errors);
   const catalogue: Catalogue = loaded.catalogue;
-  const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize, config.bundleCacheBytes, config.renderCacheBytes, config.hashThread ? processHasher() : inThreadHasher);
+  const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize, config.bundleCacheBytes, config.renderCacheBytes, processHasher(config.hashThread));
   const server = createMcpServer({
     catalogue: () => catalogue,
     generator: () => generator,

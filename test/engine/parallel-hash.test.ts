@@ -127,7 +127,7 @@ describe('the record hashed on a second thread', () => {
     assert.equal(batches, 1);
   });
 
-  test('a path queued again with another text is hashed as its last text', async () => {
+  test('the last call for a path counts: queued again with another text, or known after it was queued', async () => {
     const hasher = new ParallelHasher();
     await workerStarted(hasher);
     const batch = hasher.batch();
@@ -137,9 +137,21 @@ describe('the record hashed on a second thread', () => {
     batch.submit('config/short.yaml', first);
     // too short to queue: the record hashes it itself
     batch.submit('config/short.yaml', 'short');
+    // a hash known for a path, then another text of it queued: the text counts, and the other way round
+    batch.known('skills/a/SKILL.md', sha256('kept'));
+    batch.submit('skills/a/SKILL.md', second);
+    batch.submit('skills/b/SKILL.md', first);
+    batch.known('skills/b/SKILL.md', sha256('kept'));
     batch.start();
     assert.equal(batch.get('config/app.yaml'), sha256(second));
     assert.equal(batch.get('config/short.yaml'), undefined);
+    assert.equal(batch.get('skills/a/SKILL.md'), sha256(second));
+    assert.equal(batch.get('skills/b/SKILL.md'), sha256('kept'));
+    // on the main thread alone, a known hash goes the same way once another text of its path comes
+    const alone = inThreadHasher.batch();
+    alone.known('skills/a/SKILL.md', sha256('kept'));
+    alone.submit('skills/a/SKILL.md', second);
+    assert.equal(alone.get('skills/a/SKILL.md'), undefined);
     hasher.retire();
   });
 });
