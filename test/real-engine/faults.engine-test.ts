@@ -257,6 +257,19 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
     await asBefore(want);
   });
 
+  // before anything stops, backup.sh measures each volume (room_for, a helper container each): a Ctrl-C there
+  // once left its new, empty folder in backups/, named like a backup, and ended without a word
+  test('backup.sh: SIGINT while it measures the room for the backup: the empty folder goes, nothing stopped, and it says so', async () => {
+    const want = await rows();
+    const before = backups();
+    const run = startScript('backup.sh', [], { match: 'du -sk' });
+    const result = await interrupt(run, 'SIGINT');
+    await asBefore(want);
+    noPartialBackup(before);
+    namesSignal(result, 'SIGINT');
+    assert.match(result.stderr, /nothing was stopped or changed/);
+  });
+
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     for (const [step, nth] of [['after the stop', 1], ['mid-archive', 2]] as const) {
       test(`backup.sh: ${signal} ${step}: what ran starts again, the partial backup goes; a re-run succeeds`, ciOrAll(signal === 'SIGTERM' && nth === 1), async () => {
