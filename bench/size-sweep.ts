@@ -3,10 +3,9 @@
 // other-services kind (a service swapped, so something renders) on a generator of its own, sampled in turns
 // so a busy moment of the machine lands on every size alike. Prints one JSON document (SweepResult).
 import v8 from 'node:v8';
-import { loadCatalogueOrThrow } from '../src/catalogue/load.js';
 import { readConfig } from '../src/config.js';
-import { Generator, type GenerateRequest } from '../src/pipeline/generate.js';
-import { resolve } from '../src/model/resolve.js';
+import type { GenerateRequest } from '../src/pipeline/generate.js';
+import { Generator, loadCatalogueOrThrow, resolve } from './built.js';
 import { kinds, largeRequest, swapPool } from './requests.js';
 
 export interface SweepResult {

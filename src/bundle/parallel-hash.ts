@@ -259,15 +259,47 @@ class WorkerBatch extends KnownHashes {
 let shared: FileHasher | undefined;
 
 /**
+ * The text a bundle gives the record to hash from which the second thread is worth its memory: a worker is ~13 MB
+ * of the service's resident set, and what it saves a render is about what hashing the queued files costs less the
+ * queuing (~0.6 ms a MB here). A full-stack bundle queues ~0.25 M characters (it saved ~0.07 ms); one of ~80 services
+ * and more queues past this (at 200 services, ~1.2 M: ~0.4 ms, 0.93 of the render).
+ */
+export const WORKER_WORTH_CHARS = 512 * 1024;
+
+/** A bundle hashed on the main thread that counts what it was given to hash, and says once when that reaches `enough`. */
+class CountingBatch extends KnownHashes {
+  private chars = 0;
+
+  constructor(private readonly enough: number, private readonly reached: () => void) {
+    super();
+  }
+
+  submit(file: string, content: string | readonly string[]): void {
+    super.submit(file, content);
+    if (this.chars >= this.enough) return;
+    if (typeof content === 'string') this.chars += content.length;
+    else for (let i = 0; i < content.length; i++) this.chars += content[i].length;
+    if (this.chars >= this.enough) this.reached();
+  }
+}
+
+/**
  * The process's hasher for long-lived generators (the service, the MCP server), shared by every generator (a
- * reload's included). Where there is more than one core its thread starts with the first bundle rendered, so a
- * service that only reads the catalogue or answers from its caches holds no worker. `enabled`: false
- * (STACK_HASH_THREAD=0) hashes on the request's thread.
+ * reload's included). Where there is more than one core its thread starts once a bundle has given
+ * WORKER_WORTH_CHARS to hash, when the event loop next turns (a worker's start is ~2-3 ms of this thread: after
+ * that request, not in it); a service that renders only stacks of a preset's size, or only reads, holds no worker.
+ * `enabled`: false (STACK_HASH_THREAD=0) hashes on the request's thread.
  */
 export function processHasher(enabled = true): FileHasher {
   if (!enabled) return inThreadHasher;
   if (shared) return shared;
   if (!ParallelHasher.useful()) return (shared = inThreadHasher);
   let hasher: ParallelHasher | undefined;
-  return (shared = { batch: () => (hasher ??= new ParallelHasher()).batch() });
+  let starting = false;
+  const worthIt = () => {
+    if (starting) return;
+    starting = true;
+    setImmediate(() => (hasher = new ParallelHasher()));
+  };
+  return (shared = { batch: () => hasher?.batch() ?? new CountingBatch(WORKER_WORTH_CHARS, worthIt) });
 }
