@@ -22,7 +22,8 @@ const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir,
  * FAKE_PRESENT=<ref> is the one image the engine already holds. FAKE_STOPPED=<file>: while it exists no
  * container runs (they exist);
  * FAKE_NO_CONTAINERS: none exists; FAKE_NO_HELPER: the helper image cannot be pulled (no registry);
- * FAKE_VOLUME_KB: what du says each volume holds; FAKE_TAR_FAIL: the archive fails as on a full disk.
+ * FAKE_VOLUME_KB: what du says each volume holds; FAKE_TAR_FAIL: the archive fails as on a full disk;
+ * FAKE_UP_FAIL: \`compose up\` fails as it does when a port is taken after the scripts' own check.
  */
 function setup(request: Parameters<Generator['generate']>[0], opts: { noDocker?: boolean } = {}) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-scripts-'));
@@ -36,7 +37,9 @@ function setup(request: Parameters<Generator['generate']>[0], opts: { noDocker?:
 echo "$*" >> ${JSON.stringify(log)}
 case "$*" in
   # FAKE_STOPPED (a file): nothing runs until a \`compose up\` removes it
-  "compose up"*) [ -z "\${FAKE_STOPPED:-}" ] || rm -f "\$FAKE_STOPPED" ;;
+  "compose up"*)
+    if [ -n "\${FAKE_UP_FAIL:-}" ]; then echo 'Error response from daemon: driver failed programming external connectivity on endpoint x-caddy-1: Bind for 127.0.0.1:80 failed: port is already allocated' >&2; exit 1; fi
+    [ -z "\${FAKE_STOPPED:-}" ] || rm -f "\$FAKE_STOPPED" ;;
   "compose ps -q") [ -e "\${FAKE_STOPPED:-/nonexistent}" ] || echo c1 ;;
   "compose ps -a -q") [ -n "\${FAKE_NO_CONTAINERS:-}" ] || echo c1 ;;
   "compose ps --services --status running") [ -e "\${FAKE_STOPPED:-/nonexistent}" ] || [ -n "\${FAKE_NO_CONTAINERS:-}" ] || printf 'openclaw\nredis\n' ;;
@@ -77,8 +80,10 @@ esac
 exit 0
 `, { mode: 0o755 });
   }
+  // the stand-in ss before hideDocker links the machine's programs in: written after, through the link to
+  // /usr/bin/ss, it replaced the machine's own ss (found when a later engine test's port check saw no listener)
+  fs.writeFileSync(path.join(bin, 'ss'), '#!/usr/bin/env bash\n[ -n "${FAKE_SS:-}" ] && printf \'%s\\n\' "$FAKE_SS"\nexit 0\n', { mode: 0o755, flag: 'wx' });
   if (opts.noDocker) hideDocker(bin);
-  fs.writeFileSync(path.join(bin, 'ss'), '#!/usr/bin/env bash\n[ -n "${FAKE_SS:-}" ] && printf \'%s\\n\' "$FAKE_SS"\nexit 0\n', { mode: 0o755 });
   // a PATH with the usual tools but no real docker (hideDocker shadows it where the machine has one)
   const PATH = opts.noDocker ? bin : `${bin}:/usr/bin:/bin`;
   const run = (script: string, ...args: string[]) => runWith({}, script, ...args);
@@ -155,6 +160,38 @@ describe('scripts/start.sh', () => {
     const after = calls().slice(before);
     assert.ok(after.some((l) => l.startsWith('run --rm -i')), after.join('\n'));
     assert.ok(after.indexOf('compose restart caddy') > after.indexOf('compose up -d --remove-orphans'), after.join('\n'));
+  });
+
+  test('a new proxy password reaches the running proxy even when the run that hashed it stopped before restarting it', () => {
+    const { dir, run, runWith, calls } = setup({ name: 'pending', preset: 'automation-hub', proxy: 'caddy', domain: 'example.com' });
+    run('scripts/start.sh');
+    const envFile = path.join(dir, '.env');
+    const authFile = path.join(dir, 'caddy/basic-auth.caddy');
+    fs.appendFileSync(envFile, 'OPENAI_API_KEY=sk-test\n');
+    assert.equal(runWith({ FAKE_PROXY_RUNNING: '1' }, 'scripts/start.sh').status, 0);
+    // the user sets a new password; the login file the running proxy read is older than that edit
+    fs.appendFileSync(envFile, 'STACK_PROXY_PASSWORD=changed-password\n');
+    const earlier = new Date(Date.now() - 10_000);
+    fs.utimesSync(authFile, earlier, earlier);
+    // this run hashes it, then `up` fails (a port taken meanwhile): the proxy still runs with the old password
+    let before = calls().length;
+    const failed = runWith({ FAKE_PROXY_RUNNING: '1', FAKE_UP_FAIL: '1' }, 'scripts/start.sh');
+    assert.notEqual(failed.status, 0);
+    // (the stand-in hasher gives one hash for any password: the file's time says it was written)
+    assert.ok(calls().slice(before).some((l) => l.startsWith('run --rm -i')) && fs.statSync(authFile).mtimeMs > earlier.getTime() + 5000, 'the new password was not hashed into the file');
+    assert.ok(!calls().slice(before).includes('compose restart caddy'), calls().slice(before).join('\n'));
+    // the next run finds the file newer than .env, so it hashes nothing: it must still restart the proxy that runs
+    before = calls().length;
+    const next = runWith({ FAKE_PROXY_RUNNING: '1' }, 'scripts/start.sh');
+    assert.equal(next.status, 0, next.stderr + next.stdout);
+    let after = calls().slice(before);
+    assert.ok(!after.some((l) => l.startsWith('run --rm -i')), 'hashed again: ' + after.join('\n'));
+    assert.ok(after.indexOf('compose restart caddy') > after.indexOf('compose up -d --remove-orphans'), 'the running proxy was not restarted: ' + after.join('\n'));
+    // once it has, a run restarts nothing
+    before = calls().length;
+    assert.equal(runWith({ FAKE_PROXY_RUNNING: '1' }, 'scripts/start.sh').status, 0);
+    after = calls().slice(before);
+    assert.ok(!after.includes('compose restart caddy'), after.join('\n'));
   });
 
   test('a second run keeps .env as it is, secrets and user edits alike', () => {

@@ -20,6 +20,7 @@ const generator = new Generator(shippedCatalogue(), readConfig({}).templatesDir,
  * FAKE_NOT_MANAGER: the engine is no Swarm manager. FAKE_DEPLOYED: `stack ls` lists the stack. FAKE_UPDATE_FAILS:
  * once `stack deploy` ran with a *_IMAGE ending in :broken, the services report a paused update (Swarm's
  * failure_action seen from outside) until a `service rollback`. FAKE_TASK_ERROR: status finds a failing task.
+ * FAKE_DEPLOY_FAILS: `stack deploy` fails as it does when the manager cannot be reached.
  */
 function setup(request: Parameters<Generator['generate']>[0]) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'stackwright-swarm-scripts-'));
@@ -36,6 +37,7 @@ case "$*" in
   "info --format {{.Swarm.NodeID}}") echo n1 ;;
   "node ls -q --filter node.label="*) grep -q '^node update' ${JSON.stringify(log)} && echo n1 ;;
   "stack deploy "*)
+    [ -z "\${FAKE_DEPLOY_FAILS:-}" ] || { echo "failed to update service $3_openclaw: Error response from daemon: rpc error: code = Unavailable" >&2; exit 1; }
     env | grep -E '^[A-Z0-9_]+=' | sort > ${JSON.stringify(deployed)}
     if [ -n "\${FAKE_UPDATE_FAILS:-}" ] && env | grep -qE '_IMAGE=.*:broken$'; then touch ${JSON.stringify(`${root}/broken`)}; fi ;;
   "stack ls "*) [ -n "\${FAKE_DEPLOYED:-}" ] && echo "$STACK_NAME_FOR_FAKE" ;;
@@ -99,6 +101,31 @@ describe('the Swarm scripts', () => {
     fs.appendFileSync(path.join(dir, '.env'), 'STACK_PROXY_PASSWORD=another-one\n');
     assert.equal(run('scripts/deploy.sh').status, 0);
     assert.ok(calls().includes('service update --quiet --force swarmy_caddy'), calls().join('\n'));
+  });
+
+  test('deploy.sh: a new password hashed by a run that failed before it restarted the proxy restarts the proxy on the next run', () => {
+    const { dir, run, calls } = setup(REQUEST);
+    assert.equal(run('scripts/deploy.sh').status, 0);
+    const authFile = path.join(dir, 'caddy/basic-auth.caddy');
+    fs.appendFileSync(path.join(dir, '.env'), 'STACK_PROXY_PASSWORD=another-one\n');
+    // the login file the running proxy read is older than the user's edit of .env
+    const earlier = new Date(Date.now() - 10_000);
+    fs.utimesSync(authFile, earlier, earlier);
+    let before = calls().length;
+    assert.notEqual(run('scripts/deploy.sh', [], { FAKE_DEPLOY_FAILS: '1' }).status, 0);
+    assert.ok(calls().slice(before).some((c) => c.startsWith('run --rm -i')), 'the new password was not hashed');
+    assert.ok(!calls().slice(before).some((c) => c.startsWith('service update')), calls().slice(before).join('\n'));
+    // the file is newer than .env now, so nothing is hashed again; the proxy still runs with the old login
+    before = calls().length;
+    const next = run('scripts/deploy.sh');
+    assert.equal(next.status, 0, next.stderr + next.stdout);
+    let after = calls().slice(before);
+    assert.ok(!after.some((c) => c.startsWith('run --rm -i')), after.join('\n'));
+    assert.ok(after.includes('service update --quiet --force swarmy_caddy'), 'the running proxy was not restarted: ' + after.join('\n'));
+    before = calls().length;
+    assert.equal(run('scripts/deploy.sh').status, 0);
+    after = calls().slice(before);
+    assert.ok(!after.some((c) => c.startsWith('service update')), after.join('\n'));
   });
 
   test('deploy.sh makes a Swarm secret of each secret value stack.yml names, once; a changed value is a new secret; a failed create deploys nothing', () => {

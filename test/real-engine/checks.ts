@@ -51,6 +51,13 @@ export async function routeProblems(stack: Stack, { resolveTo = '127.0.0.1', ca,
   return problems;
 }
 
+/** The status of each route behind the proxy's basic auth, asked with these credentials. */
+export async function gatedStatuses(stack: Stack, user: string, password: string): Promise<number[]> {
+  const gated = stack.routes().filter((route) => /proxy basic auth/.test(route.login));
+  const authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  return Promise.all(gated.map(async (route) => (await request(new URL(route.url), '127.0.0.1', { authorization })).status));
+}
+
 /**
  * One request to a route's URL, sent to the local proxy whatever its host name resolves to (with SNI for HTTPS),
  * on `port` where the stack's .env moved the proxy's host port away from the URL's.
