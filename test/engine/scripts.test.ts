@@ -194,6 +194,22 @@ describe('scripts/start.sh', () => {
     assert.ok(!after.includes('compose restart caddy'), after.join('\n'));
   });
 
+  test('a first .env cut short (a full disk) is not left for the next run; the next run makes it whole and private', () => {
+    const { dir, run, runWith } = setup({ name: 'fullenv', services: ['redis'] });
+    // a cp that writes the first 100 bytes and fails as on a full disk, when FAKE_CP_FULL says so
+    fs.writeFileSync(path.join(path.dirname(dir), 'bin', 'cp'), '#!/usr/bin/env bash\nif [ -n "${FAKE_CP_FULL:-}" ]; then head -c 100 "${@: -2:1}" > "${@: -1}"; echo "cp: error writing \'${@: -1}\': No space left on device" >&2; exit 1; fi\nexec /bin/cp "$@"\n', { mode: 0o755 });
+    const full = runWith({ FAKE_CP_FULL: '1' }, 'scripts/start.sh');
+    assert.notEqual(full.status, 0);
+    assert.ok(!fs.existsSync(path.join(dir, '.env')), 'a partial .env was left');
+    assert.ok(!fs.existsSync(path.join(dir, '.env.tmp')), 'a partial copy was left');
+    assert.match(full.stderr, /could not create \.env from \.env\.example \(is the disk full\?\): nothing was started/);
+    // the disk has room again: .env has every line of .env.example (its secrets filled), readable by its owner only
+    run('scripts/start.sh');
+    const keys = (text: string) => text.split('\n').filter((l) => /^[A-Z0-9_]+=/.test(l)).map((l) => l.split('=')[0]);
+    assert.deepEqual(keys(fs.readFileSync(path.join(dir, '.env'), 'utf8')), keys(fs.readFileSync(path.join(dir, '.env.example'), 'utf8')));
+    assert.equal(fs.statSync(path.join(dir, '.env')).mode & 0o777, 0o600);
+  });
+
   test('a second run keeps .env as it is, secrets and user edits alike', () => {
     const { dir, run } = setup({ name: 'rerun', services: ['redis'] });
     assert.equal(run('scripts/start.sh').status, 1, 'the first run stops for the provider key');
