@@ -4,7 +4,7 @@
 // backup.sh's pruning (STACK_BACKUP_KEEP), rollback.sh, remove.sh and status.sh. The real engine runs them in
 // test/real-engine/swarm.engine-test.ts.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +37,8 @@ case "$*" in
   "info --format {{.Swarm.NodeID}}") echo n1 ;;
   "node ls -q --filter node.label="*) grep -q '^node update' ${JSON.stringify(log)} && echo n1 ;;
   "stack deploy "*)
+    # FAKE_DEPLOY_SLOW=<file>: the deploy is under way (the file made) and takes a while
+    if [ -n "\${FAKE_DEPLOY_SLOW:-}" ]; then : > "$FAKE_DEPLOY_SLOW"; sleep 30; fi
     [ -z "\${FAKE_DEPLOY_FAILS:-}" ] || { echo "failed to update service $3_openclaw: Error response from daemon: rpc error: code = Unavailable" >&2; exit 1; }
     env | grep -E '^[A-Z0-9_]+=' | sort > ${JSON.stringify(deployed)}
     if [ -n "\${FAKE_UPDATE_FAILS:-}" ] && env | grep -qE '_IMAGE=.*:broken$'; then touch ${JSON.stringify(`${root}/broken`)}; fi ;;
@@ -67,10 +69,19 @@ exit 0
   const env = (extra: Record<string, string>) => ({ PATH: `${bin}:/usr/bin:/bin`, HOME: root, STACK_START_TIMEOUT: '5', STACK_NAME_FOR_FAKE: request.name, ...extra });
   const run = (script: string, args: string[] = [], extra: Record<string, string> = {}) =>
     spawnSync('bash', [path.join(dir, script), ...args], { cwd: root, env: env(extra), encoding: 'utf8', timeout: 60_000 });
+  // in a process group of its own, as from a terminal: a Ctrl-C is a SIGINT to the whole group
+  const runAsync = (script: string, extra: Record<string, string> = {}) => {
+    const child = spawn('bash', [path.join(dir, script)], { cwd: root, env: env(extra), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+    child.stdout.resume();
+    const done = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+    return { pid: child.pid!, done };
+  };
   const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : []);
   const deployEnv = () => envExampleKeys(fs.readFileSync(deployed, 'utf8'));
   const secrets = () => new Map((fs.existsSync(path.join(root, 'secrets')) ? fs.readdirSync(path.join(root, 'secrets')) : []).map((n) => [n, fs.readFileSync(path.join(root, 'secrets', n), 'utf8')]));
-  return { dir, run, calls, deployEnv, secrets };
+  return { root, dir, run, runAsync, calls, deployEnv, secrets };
 }
 
 const REQUEST = { name: 'swarmy', preset: 'automation-hub', proxy: 'caddy', domain: 'example.com' } as const;
@@ -126,6 +137,21 @@ describe('the Swarm scripts', () => {
     assert.equal(run('scripts/deploy.sh').status, 0);
     after = calls().slice(before);
     assert.ok(!after.some((c) => c.startsWith('service update')), after.join('\n'));
+  });
+
+  test('deploy.sh: a Ctrl-C during docker stack deploy says where it stopped and how to finish, exit 130; a re-run deploys', async () => {
+    const { root, dir, run, runAsync } = setup(REQUEST);
+    const underWay = path.join(root, 'deploying');
+    const deploy = runAsync('scripts/deploy.sh', { FAKE_DEPLOY_SLOW: underWay });
+    for (let i = 0; i < 300 && !fs.existsSync(underWay); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(fs.existsSync(underWay), 'the deploy never started');
+    process.kill(-deploy.pid, 'SIGINT');
+    const result = await deploy.done;
+    assert.equal(result.code, 130, result.stderr);
+    assert.ok(fs.existsSync(path.join(dir, '.env')), '.env is kept');
+    assert.match(result.stderr, /scripts\/deploy\.sh stopped, interrupted by SIGINT while docker stack deploy ran: .*run scripts\/deploy\.sh again to finish/);
+    const again = run('scripts/deploy.sh');
+    assert.equal(again.status, 0, again.stderr);
   });
 
   test('deploy.sh makes a Swarm secret of each secret value stack.yml names, once; a changed value is a new secret; a failed create deploys nothing', () => {

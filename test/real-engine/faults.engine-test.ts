@@ -475,6 +475,23 @@ describe('stack scripts under faults: the stack is left as it was found, nothing
     await asBefore(want);
   });
 
+  // start.sh has nothing to undo (what it started is what the user asked for): a Ctrl-C ends it saying where it was
+  // and how to finish, with every container as it was left and nothing removed
+  test('start.sh: SIGINT before Compose starts the stopped n8n: says where it stopped, nothing removed; a re-run starts it', async () => {
+    const want = await rows();
+    assertSucceeded(await stack.compose(['stop', 'n8n']), 'docker compose stop n8n');
+    const run = startScript('start.sh', [], { match: '^compose up -d --remove-orphans$' });
+    const result = await interrupt(run, 'SIGINT');
+    assert.equal(result.code, 130, result.stderr);
+    const states = new Map((await stack.containers()).map((c) => [c.service, c.status]));
+    assert.notEqual(states.get('n8n'), 'running', 'n8n was left as the script found it');
+    assert.deepEqual(containerProblems((await stack.containers()).filter((c) => c.service !== 'n8n')).filter((p) => !/restarted/.test(p)), [], 'what ran runs');
+    assert.ok(existsSync(path.join(stack.dir, '.env')), '.env is kept');
+    assert.match(result.stderr, /scripts\/start\.sh stopped, interrupted by SIGINT while Compose pulled the images and started the containers: .*run scripts\/start\.sh again to finish/);
+    assertSucceeded(await stack.script('start.sh'), 'start.sh again');
+    await asBefore(want);
+  });
+
   test('two scripts at once: the second waits, names the first and its pid, and changes nothing; it runs once the first is done', async () => {
     const want = await rows();
     const before = backups();
