@@ -291,9 +291,11 @@ if (runs('inprocess')) {
       const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: config.catalogueDir });
       for (const list of JSON.parse(fs.readFileSync(${JSON.stringify(file)}, 'utf8'))) {
         const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize, undefined, undefined, processHasher(config.hashThread));
-        for (const r of list) generator.generate(r);
-        // the turn the service's event loop takes between requests (the hash thread starts there)
-        await new Promise((r) => setImmediate(r));
+        // with the turn the service's event loop takes between requests (the hash thread starts there)
+        for (const r of list) {
+          generator.generate(r);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       }
       console.log(process.memoryUsage().rss);
     `;
