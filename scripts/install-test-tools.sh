@@ -66,12 +66,13 @@ if ! docker compose version --short 2>/dev/null | grep -q '^v\?2\.' && [ ! -x "$
 fi
 # The real-engine tier (npm run test:engine): Debian's Docker engine, debootstrap for the kit's base image,
 # a local registry, Pebble (the ACME CA a stack with a domain gets its certificates from) and openssl (its
-# HTTPS certificate); test/real-engine/engine.ts starts dockerd when it is not running
-engine_tools=(dockerd debootstrap docker-registry pebble openssl)
+# HTTPS certificate) and ss (iproute2: the stack scripts' port check names a host program holding a port with it,
+# which proxy-login.engine-test.ts relies on); test/real-engine/engine.ts starts dockerd when it is not running
+engine_tools=(dockerd debootstrap docker-registry pebble openssl ss)
 for tool in "${engine_tools[@]}"; do
   if ! command -v "$tool" >/dev/null 2>&1; then
     $SUDO apt-get update -qq >/dev/null
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker.io debootstrap docker-registry pebble openssl >/dev/null
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker.io debootstrap docker-registry pebble openssl iproute2 >/dev/null
     break
   fi
 done

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { assertSucceeded, containerProblems, gatedStatuses, routeProblems } from './checks.js';
-import { requireEngine } from './engine.js';
+import { command, requireEngine } from './engine.js';
 import { Stack } from './stack.js';
 
 describe('a new proxy password on the engine', { concurrency: false }, () => {
@@ -16,6 +16,8 @@ describe('a new proxy password on the engine', { concurrency: false }, () => {
 
   before(async () => {
     await requireEngine();
+    // start.sh's port check sees a host program's port through ss (iproute2): without the real one it sees none
+    assert.match((await command('ss', ['-V'])).stdout, /iproute2/, 'the real ss (iproute2) is needed: npm run setup:test-tools installs it');
     stack = await Stack.generate({ name: 'e2e-login', primaryFramework: 'nanobot', services: ['searxng'], proxy: 'caddy' });
     await stack.provideImages();
     stack.writeEnv({ OPENAI_API_KEY: 'sk-stackwright-engine-test' });
