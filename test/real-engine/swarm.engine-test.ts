@@ -375,6 +375,18 @@ for (const { label, request, options, update } of CASES) {
       });
     }
 
+    // deploy.sh has nothing to undo (Swarm goes on converging on what was deployed): a Ctrl-C says where it stopped
+    test('deploy.sh interrupted (SIGINT to its process group) while it waits for the services: says where it stopped, exit 130; a re-run converges', async () => {
+      const script = startScript(stack, 'deploy.sh', []);
+      // the setup jobs run again on every deploy, so the wait lasts a few seconds
+      await script.interruptAfter(/waiting up to/);
+      const { run } = script;
+      assert.equal(await run.code, 130, `${run.stdout}\n${run.stderr}`);
+      assert.match(run.stderr, /scripts\/deploy\.sh stopped, interrupted by SIGINT while waiting for the services to converge: .*run scripts\/deploy\.sh again to finish/);
+      assertSucceeded(await stack.script('deploy.sh'), 'deploy.sh again');
+      assert.deepEqual(notConverged(await replicas(stack.project)), []);
+    });
+
     test('scripts/remove.sh removes the services and the stack\'s Swarm secrets; the volumes stay', async () => {
       assertSucceeded(await stack.script('remove.sh'), 'remove.sh');
       const label = `label=com.docker.stack.namespace=${stack.project}`;
