@@ -51,6 +51,12 @@ class KnownHashes implements HashBatch {
 
 export const inThreadHasher: FileHasher = { batch: () => new KnownHashes() };
 
+/**
+ * The worker's name, which Node also gives its system thread (at most 15 characters there): what `top -H` and
+ * /proc/<pid>/task/<tid>/comm show for it, apart from other workers in the process (a loader's, say).
+ */
+export const HASH_THREAD_NAME = 'hash-thread';
+
 /** Shorter files are hashed where the record is written: queuing one costs about what hashing it does. */
 const QUEUED_MIN_CHARS = 2048;
 /** How long the main thread waits for a file the worker took before it stops trusting the worker. */
@@ -84,7 +90,7 @@ export class ParallelHasher implements FileHasher {
       const { Worker } = process.getBuiltinModule('node:worker_threads');
       // its heap holds a hash object at a time: the smallest young generation, and no loader of ours (execArgv)
       this.worker = new Worker(HASH_WORKER_SOURCE, {
-        eval: true, execArgv: [], workerData: { ...this.tables, layout: WORKER_LAYOUT },
+        eval: true, execArgv: [], workerData: { ...this.tables, layout: WORKER_LAYOUT }, name: HASH_THREAD_NAME,
         resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
       });
       this.worker.unref();

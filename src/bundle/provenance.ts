@@ -4,7 +4,7 @@
 // and the image pins it wrote, so a later upgrade can tell the user's pins from ours.
 import crypto from 'node:crypto';
 import { STACKWRIGHT_VERSION } from '../version.js';
-import { CHUNK_CHARS, chunkLines } from '../text-chunks.js';
+import { CHUNK_CHARS, chunkLines, flattened } from '../text-chunks.js';
 import type { FileHashes } from './parallel-hash.js';
 
 export const PROVENANCE_FILE = 'stackwright.json';
@@ -87,5 +87,7 @@ export function provenance<R extends object>(request: R, fields: readonly (keyof
     const hash = hashes?.get(file) ?? fileHash(chunks?.get(file) ?? files.get(file)!);
     lines += `${lines ? ',' : ''}\n    ${JSON.stringify(file)}: "${hash}"`;
   }
-  return `${head.slice(0, -2)},\n  "files": ${lines ? `{${lines}\n  }` : '{}'}\n}\n`;
+  // flat now, while its pieces are young: the record outlives the render (the shape cache keeps it), and as a rope of
+  // two pieces a file it would be copied piece by piece at each young collection and weigh twice its text there
+  return flattened(`${head.slice(0, -2)},\n  "files": ${lines ? `{${lines}\n  }` : '{}'}\n}\n`);
 }
