@@ -82,15 +82,25 @@ exit 0
   }
   // the stand-in ss before hideDocker links the machine's programs in: written after, through the link to
   // /usr/bin/ss, it replaced the machine's own ss (found when a later engine test's port check saw no listener)
-  fs.writeFileSync(path.join(bin, 'ss'), '#!/usr/bin/env bash\n[ -n "${FAKE_SS:-}" ] && printf \'%s\\n\' "$FAKE_SS"\nexit 0\n', { mode: 0o755, flag: 'wx' });
+  // FAKE_SS_SLOW=<file>: ss makes the file and hangs (a port check under way, to interrupt)
+  fs.writeFileSync(path.join(bin, 'ss'), '#!/usr/bin/env bash\n[ -z "${FAKE_SS_SLOW:-}" ] || { : > "$FAKE_SS_SLOW"; sleep 30; }\n[ -n "${FAKE_SS:-}" ] && printf \'%s\\n\' "$FAKE_SS"\nexit 0\n', { mode: 0o755, flag: 'wx' });
   if (opts.noDocker) hideDocker(bin);
   // a PATH with the usual tools but no real docker (hideDocker shadows it where the machine has one)
   const PATH = opts.noDocker ? bin : `${bin}:/usr/bin:/bin`;
   const run = (script: string, ...args: string[]) => runWith({}, script, ...args);
   const runWith = (env: Record<string, string>, script: string, ...args: string[]) =>
     spawnSync('bash', [path.join(dir, script), ...args], { cwd: root, env: { PATH, HOME: root, ...env }, encoding: 'utf8', timeout: 60_000 });
+  // in a process group of its own, as from a terminal: a Ctrl-C is a SIGINT to the whole group
+  const runAsync = (env: Record<string, string>, script: string) => {
+    const child = spawn('bash', [path.join(dir, script)], { cwd: root, env: { PATH, HOME: root, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+    child.stdout.resume();
+    const done = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+    return { pid: child.pid!, done };
+  };
   const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : []);
-  return { dir, run, runWith, calls };
+  return { root, dir, run, runWith, runAsync, calls };
 }
 
 /** Links every program of /usr/bin and /bin but docker (and alsoHide) into bin, for a PATH on which docker is missing. */
@@ -208,6 +218,22 @@ describe('scripts/start.sh', () => {
     const keys = (text: string) => text.split('\n').filter((l) => /^[A-Z0-9_]+=/.test(l)).map((l) => l.split('=')[0]);
     assert.deepEqual(keys(fs.readFileSync(path.join(dir, '.env'), 'utf8')), keys(fs.readFileSync(path.join(dir, '.env.example'), 'utf8')));
     assert.equal(fs.statSync(path.join(dir, '.env')).mode & 0o777, 0o600);
+  });
+
+  test('a Ctrl-C during the port check says that was the step and starts nothing, exit 130; a re-run starts the stack', async () => {
+    const { root, run, runAsync, calls } = started({ name: 'portcheck', preset: 'automation-hub' });
+    const checking = path.join(root, 'checking-ports');
+    const start = runAsync({ FAKE_SS_SLOW: checking }, 'scripts/start.sh');
+    for (let i = 0; i < 300 && !fs.existsSync(checking); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(fs.existsSync(checking), 'the port check never ran');
+    process.kill(-start.pid, 'SIGINT');
+    const result = await start.done;
+    assert.equal(result.code, 130, result.stderr);
+    assert.match(result.stderr, /scripts\/start\.sh stopped, interrupted by SIGINT while checking that the host ports are free: .*run scripts\/start\.sh again to finish/);
+    assert.ok(!calls().includes('compose up -d --remove-orphans'), calls().join('\n'));
+    const again = run('scripts/start.sh');
+    assert.equal(again.status, 0, again.stderr);
+    assert.ok(calls().includes('compose up -d --remove-orphans'), calls().join('\n'));
   });
 
   test('a second run keeps .env as it is, secrets and user edits alike', () => {
