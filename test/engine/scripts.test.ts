@@ -236,6 +236,34 @@ describe('scripts/start.sh', () => {
     assert.ok(calls().includes('compose up -d --remove-orphans'), calls().join('\n'));
   });
 
+  test('install.sh (bare metal): a Ctrl-C during a native install says which, after the native script, exit 130, starts no container; a re-run installs and starts', async () => {
+    const { root, dir, run, runAsync, calls } = setup({ name: 'metal', services: ['n8n'], deploymentType: 'bare-metal' });
+    const bin = path.join(root, 'bin');
+    // root, as install.sh asks (the tests need not run as root)
+    fs.writeFileSync(path.join(bin, 'id'), '#!/usr/bin/env bash\n[ "${1:-}" = -u ] && { echo 0; exit 0; }\nexec /usr/bin/id "$@"\n', { mode: 0o755 });
+    // the user's .env with the native parts' address set (the stand-in docker knows no bridge network) and a key
+    const example = fs.readFileSync(path.join(dir, '.env.example'), 'utf8');
+    fs.writeFileSync(path.join(dir, '.env'), `${example.replace(/^STACK_NATIVE_BIND=.*$/m, 'STACK_NATIVE_BIND=127.0.0.1')}OPENAI_API_KEY=sk-test\n`, { mode: 0o600 });
+    // a native install under way (the real one downloads and installs OpenClaw on this machine): it says so and hangs
+    const native = path.join(dir, 'native/openclaw.sh');
+    assert.ok(fs.existsSync(native));
+    const installing = path.join(root, 'installing');
+    fs.writeFileSync(native, `#!/usr/bin/env bash\n: > ${JSON.stringify(installing)}\nsleep 30\n`);
+    const install = runAsync({}, 'install.sh');
+    for (let i = 0; i < 300 && !fs.existsSync(installing); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(fs.existsSync(installing), 'the native install never started');
+    process.kill(-install.pid, 'SIGINT');
+    const result = await install.done;
+    assert.equal(result.code, 130, result.stderr);
+    assert.match(result.stderr, /\.\/install\.sh stopped, interrupted by SIGINT while installing OpenClaw natively \(native\/openclaw\.sh\): .*run \.\/install\.sh again to finish/);
+    assert.ok(!calls().includes('compose up -d --remove-orphans'), calls().join('\n'));
+    // the native install works now: a re-run goes on to the containers
+    fs.writeFileSync(native, '#!/usr/bin/env bash\nexit 0\n');
+    const again = run('install.sh');
+    assert.equal(again.status, 0, again.stderr + again.stdout);
+    assert.ok(calls().includes('compose up -d --remove-orphans'), calls().join('\n'));
+  });
+
   test('a second run keeps .env as it is, secrets and user edits alike', () => {
     const { dir, run } = setup({ name: 'rerun', services: ['redis'] });
     assert.equal(run('scripts/start.sh').status, 1, 'the first run stops for the provider key');
