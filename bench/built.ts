@@ -13,6 +13,6 @@ const built = <T>(module: string) => import(builtModule(module)) as Promise<T>;
 
 export const { loadCatalogueOrThrow } = await built<typeof import('../src/catalogue/load.js')>('catalogue/load.js');
 export const { archiveBuffer } = await built<typeof import('../src/bundle/archive.js')>('bundle/archive.js');
-export const { Generator } = await built<typeof import('../src/pipeline/generate.js')>('pipeline/generate.js');
+export const { Generator, warmRequests } = await built<typeof import('../src/pipeline/generate.js')>('pipeline/generate.js');
 export const { processHasher } = await built<typeof import('../src/bundle/parallel-hash.js')>('bundle/parallel-hash.js');
 export const { resolve } = await built<typeof import('../src/model/resolve.js')>('model/resolve.js');

@@ -25,11 +25,12 @@ import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { readConfig, REPO_ROOT } from '../src/config.js';
 import type { GenerateRequest } from '../src/pipeline/generate.js';
-import { archiveBuffer, builtModule, Generator, loadCatalogueOrThrow, processHasher, resolve } from './built.js';
+import { archiveBuffer, builtModule, Generator, loadCatalogueOrThrow, processHasher, resolve, warmRequests } from './built.js';
 import { UNSURE_MS } from '../src/catalogue/snapshot-stamp.js';
 import type { LoadResult, LoadSpec } from './load-client.js';
 import { kinds, largeRequest, newSelections, swapPool } from './requests.js';
 import type { SweepResult } from './size-sweep.js';
+import type { FirstMeeting } from './first-meeting.js';
 
 const quick = process.argv.includes('--quick');
 /** a key STACK_API_KEY accepts (24+ characters, 10+ different ones) */
@@ -171,16 +172,18 @@ async function inProcess(label: string, base: GenerateRequest, size: number, goa
   });
   const cold = stats(coldSamples);
   console.log(`  fresh generator (a new generator, empty caches, warm code; the first request it gets): median ${ms(cold.median)}, p99 ${ms(cold.p99)} (n=${cold.n}) = ${(cold.median / baselineMs).toPrecision(2)}x baseline`);
-  // a fresh generator warmed as the live engine warms a snapshot after a start or a reload (each preset
-  // rendered for its fragments, LiveEngine.warm), then a new selection: what warming is worth, and its cost
+  // a fresh generator warmed as the live engine warms a snapshot after a start or a reload (each preset, then
+  // each service outside the presets, rendered for its fragments: warmRequests, LiveEngine.warm), then a new
+  // selection: what warming is worth, and its cost
+  const warm = (g: InstanceType<typeof Generator>) => timeWithCpu(() => { for (const r of warmRequests(catalogue)) g.warm(r); })[1];
   const warmCost: number[] = [];
   const warmedSamples = selections.slice(20, 20 + (quick ? 5 : size > 100 ? 10 : 20)).map((r) => {
     const g = serviceGenerator(config.renderCacheSize);
-    warmCost.push(timeWithCpu(() => { for (const preset of catalogue.presets.keys()) g.warm({ name: 'warm', preset }); })[1]);
+    warmCost.push(warm(g));
     return time(() => g.generate(r));
   });
   const warmed = stats(warmedSamples);
-  console.log(`  fresh generator warmed with every preset (LiveEngine.warm, CPU ${ms(stats(warmCost).median)} in the background), then a new selection: median ${ms(warmed.median)}, p99 ${ms(warmed.p99)} (n=${warmed.n})`);
+  console.log(`  fresh generator warmed as a snapshot is (warmRequests: every preset, then every service outside them; CPU ${ms(stats(warmCost).median)} in the background), then a new selection: median ${ms(warmed.median)}, p99 ${ms(warmed.p99)} (n=${warmed.n})`);
   record(`${label}: fresh generator warmed, then a new selection, median`, '', `${ms(warmed.median)} (warming: ${ms(stats(warmCost).median)} CPU)`, undefined, warmed.median);
   const uncachedGenerator = serviceGenerator(0);
   for (let i = 0; i < 10; i++) uncachedGenerator.generate(k['new name + domain'](i));
@@ -206,6 +209,25 @@ async function inProcess(label: string, base: GenerateRequest, size: number, goa
  * user's server does), once with a young generation large enough that a render's garbage dies young (the
  * render's own cost, the collector's share taken out).
  */
+/**
+ * What warming each service outside the presets (warmRequests) is worth to a person's first Generate with such a
+ * service: bench/first-meeting.ts in a process of its own for each warming, with the service's node options.
+ */
+function firstMeetings() {
+  const run = (warm: 'all' | 'presets') => {
+    const r = spawnSync(process.execPath, [...serviceNodeOptions, '--import', 'tsx', path.join(REPO_ROOT, 'bench/first-meeting.ts'), `--warm=${warm}`, `--count=${quick ? 20 : 60}`], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`the first-meeting run failed: ${r.stderr}`);
+    return JSON.parse(r.stdout) as FirstMeeting;
+  };
+  const [all, presets] = [run('all'), run('presets')];
+  console.log(`full-stack plus a service no render met before (one outside every preset, another each request; a process of its own each)`);
+  for (const f of [all, presets]) {
+    console.log(`  warmed with ${f.warm === 'all' ? 'every preset, then every service outside them' : 'the presets alone'} (CPU ${ms(f.warmCpu)}): median ${ms(f.median)}, p99 ${ms(f.p99)} (n=${f.n})`);
+  }
+  console.log('');
+  record('full-stack plus a service met for the first time, median (warmed as a snapshot is / presets alone)', '', `${ms(all.median)} / ${ms(presets.median)} (warming ${ms(all.warmCpu)} / ${ms(presets.warmCpu)} CPU)`, undefined, all.median);
+}
+
 function sizeSweep() {
   const sweep = (nodeOptions: string[]) => {
     const r = spawnSync(process.execPath, [...nodeOptions, '--import', 'tsx', path.join(REPO_ROOT, 'bench/size-sweep.ts'), `--rounds=${quick ? 40 : 200}`], { encoding: 'utf8' });
@@ -308,6 +330,7 @@ if (runs('inprocess')) {
   }
   // after the memory figures: its five generators would count in the harness's resident set
   sizeSweep();
+  firstMeetings();
 }
 
 // ---- the CLI: process start to files written

@@ -8,7 +8,7 @@ import { watch as watchTree } from 'chokidar';
 import { loadCatalogue, type CatalogueDirs, type LoadResult } from '../catalogue/load.js';
 import { formatProblem } from '../catalogue/problems.js';
 import type { Catalogue } from '../catalogue/types.js';
-import { Generator } from '../pipeline/generate.js';
+import { Generator, warmRequests } from '../pipeline/generate.js';
 import { processHasher } from '../bundle/parallel-hash.js';
 import { compileTemplate } from '../templating.js';
 
@@ -105,18 +105,19 @@ export class LiveEngine extends EventEmitter {
   /**
    * Warms the live snapshot in the background, a step at a time between requests (setImmediate): every
    * plugin template compiled (templating.ts keeps them for the process; a snapshot read from the start-up
-   * cache has compiled none yet) and each preset rendered once for its fragments (Generator.warm), so the
-   * first new selections after a start or a reload find most compose blocks and template code ready.
+   * cache has compiled none yet), each preset and then each service outside the presets rendered once for its
+   * fragments (warmRequests, Generator.warm), so the first new selections after a start or a reload find most
+   * compose blocks, YAML scalars and template code ready.
    * Stops when another snapshot goes live; that one is warmed by reload(). Returns when it is scheduled.
    */
   warm(): void {
     const snapshot = this.snapshot;
     const { catalogue, generator } = snapshot;
-    // one plugin's templates or one preset a step: no step holds requests back for long
+    // one plugin's templates or one warm request a step: no step holds requests back for long
     const plugins = [...catalogue.frameworks.values(), ...catalogue.services.values(), ...catalogue.proxies.values()];
     const steps: (() => void)[] = [
       ...plugins.map((plugin) => () => { for (const source of plugin.templates.values()) compileTemplateQuietly(source); }),
-      ...[...catalogue.presets.keys()].map((preset) => () => generator.warm({ name: 'warm', preset })),
+      ...warmRequests(catalogue).map((request) => () => generator.warm(request)),
     ];
     const next = () => {
       const step = steps.shift();

@@ -238,6 +238,21 @@ export class Generator {
   }
 }
 
+/**
+ * The requests a catalogue snapshot is warmed with (Generator.warm, LiveEngine.warm): each preset, then each service no
+ * preset holds, alone. A selection that first meets a service has its compose block dumped and every YAML scalar of
+ * it asked of js-yaml once (emit/yaml-dump.ts keeps those texts for the process): ~1 ms of a full-stack request
+ * (docs/architecture.md), paid here in the background instead of by a person's first Generate with that service.
+ */
+export function warmRequests(catalogue: Catalogue): GenerateRequest[] {
+  const inPresets = new Set<string>();
+  for (const preset of catalogue.presets.values()) for (const id of preset.manifest.services) inPresets.add(id);
+  return [
+    ...[...catalogue.presets.keys()].map((preset) => ({ name: 'warm', preset })),
+    ...[...catalogue.services.keys()].filter((id) => !inPresets.has(id)).map((id) => ({ name: 'warm', services: [id] })),
+  ];
+}
+
 /** Room for the keys of requests asked for once (a key is ~150 characters: some 7,000 of them). */
 const SEEN_KEYS_BYTES = 1024 * 1024;
 

@@ -18,7 +18,7 @@ import { readConfig } from '../../src/config.js';
 import { loadCatalogueOrThrow } from '../../src/catalogue/load.js';
 import { LiveEngine } from '../../src/live/live-engine.js';
 import { resolve } from '../../src/model/resolve.js';
-import { Generator, type Bundle, type GenerateRequest } from '../../src/pipeline/generate.js';
+import { Generator, warmRequests, type Bundle, type GenerateRequest } from '../../src/pipeline/generate.js';
 import { catalogueCopy } from '../support/fixture.js';
 import { shippedCatalogue } from '../support/server.js';
 
@@ -159,6 +159,35 @@ describe('cached and warmed renders equal renders from scratch (issue 36)', () =
       assert.ok(warm.cache.hits > 0, `${base.name}: the warm generator served fragments from its cache`);
     }
     assert.ok(rendered > compared * 0.8, `${rendered} of ${compared} requests render (a test of refusals alone would pass too)`);
+  });
+
+  test('a snapshot is warmed with every preset and then every service outside them; what the warm left gives the bytes of a render from scratch', async () => {
+    const inPresets = new Set([...catalogue.presets.values()].flatMap((p) => p.manifest.services));
+    const outside = [...catalogue.services.keys()].filter((id) => !inPresets.has(id));
+    assert.ok(outside.length > 10, `${outside.length} services outside the presets`);
+    const requests = warmRequests(catalogue);
+    assert.deepEqual(requests.map((r) => r.preset ?? r.services!.join(',')), [...catalogue.presets.keys(), ...outside]);
+    const engine = new LiveEngine(catalogue, { templatesDir, renderCacheSize: 2000 });
+    const warmed = new Promise((done) => engine.once('warmed', done));
+    engine.warm();
+    await warmed;
+    const generator = engine.current.generator;
+    const scratch = new Generator(catalogue, templatesDir, 0);
+    let rendered = 0;
+    for (const id of outside) {
+      // the request the warm rendered: its fragments are all there (a service the warm left out would miss)
+      const request: GenerateRequest = { name: 'warm', services: [id] };
+      const misses = generator.cache.misses;
+      const result = outcome(generator, request);
+      assertSame(result, outcome(scratch, request), `${id} alone, after the warm`);
+      if (typeof result === 'string') continue;
+      rendered++;
+      assert.equal(generator.cache.misses, misses, `${id}: a fragment the warm did not leave`);
+      // and beside a preset's services, with a proxy and a domain: the same bytes as from scratch
+      const mixed: GenerateRequest = { name: 'mixed', services: [...catalogue.presets.get('full-stack')!.manifest.services, id], proxy: 'caddy', domain: 'mixed.example.org' };
+      assertSame(outcome(generator, mixed), outcome(scratch, mixed), `${id} beside full-stack's services`);
+    }
+    assert.ok(rendered > outside.length / 2, `${rendered} of ${outside.length} render alone`);
   });
 
   test('after a hot reload that changes one plugin, no fragment of the old plugin appears (the new snapshot warmed, as the service warms it)', async () => {
