@@ -27,9 +27,10 @@ const catalogue = loadCatalogueOrThrow({ plugins: config.pluginsDir, catalogue: 
 const base: GenerateRequest = { name: 'first', preset: 'full-stack', proxy: 'caddy', domain: 'example.com' };
 const services = [...catalogue.presets.get('full-stack')!.manifest.services];
 const skills = [...catalogue.presets.get('full-stack')!.manifest.skills];
-const inPresets = new Set([...catalogue.presets.values()].flatMap((p) => p.manifest.services));
+// the services the full warm renders alone: those no preset holds
+const outside = new Set(warmRequests(catalogue).flatMap((r) => r.services ?? []));
 // not resolved ahead: a resolution reads the plugin's manifest into kept facts (memo.ts), which is part of a first meeting
-const requests = swapPool(catalogue, base).filter((id) => !inPresets.has(id))
+const requests = swapPool(catalogue, base).filter((id) => outside.has(id))
   .map((id, i): GenerateRequest => ({ ...base, preset: undefined, services: [...services, id], skills, name: `m-${i}`, domain: `m${i}.example.org` }));
 const generator = new Generator(catalogue, config.templatesDir, config.renderCacheSize);
 const before = process.cpuUsage();

@@ -209,6 +209,23 @@ async function inProcess(label: string, base: GenerateRequest, size: number, goa
  * user's server does), once with a young generation large enough that a render's garbage dies young (the
  * render's own cost, the collector's share taken out).
  */
+function sizeSweep() {
+  const sweep = (nodeOptions: string[]) => {
+    const r = spawnSync(process.execPath, [...nodeOptions, '--import', 'tsx', path.join(REPO_ROOT, 'bench/size-sweep.ts'), `--rounds=${quick ? 40 : 200}`], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`the size sweep failed: ${r.stderr}`);
+    return JSON.parse(r.stdout) as SweepResult;
+  };
+  const us = (n: number) => (n * 1000).toFixed(0);
+  const line = (s: SweepResult) => `${s.points.map((p) => `${p.size} containers ${ms(p.cpu)}`).join(', ')}; an added service ${us(s.lower)} µs at ${s.points[0].size}-${s.points[2].size}, ${us(s.upper)} µs at ${s.points[2].size}-${s.points[4].size} (÷ ${(s.upper / s.lower).toFixed(2)}; least-squares line ${us(s.slope)} µs a service, R² ${s.r2.toFixed(3)})`;
+  const service = sweep(serviceNodeOptions);
+  const roomy = sweep([...serviceNodeOptions.filter((o) => !o.startsWith('--max-semi-space-size=')), '--max-semi-space-size=64']);
+  console.log(`cost by size (other services, CPU-time medians of ${service.rounds} renders each, sizes in turns, a process of its own)`);
+  console.log(`  the service's node options (${serviceNodeOptions.join(' ')}): ${line(service)}`);
+  console.log(`  a 64 MB semi-space (the collector's share mostly gone): ${line(roomy)}\n`);
+  const ratio = service.upper / service.lower;
+  record('cost per added service (other services)', 'linear (upper ÷ lower half ≤ 1.25)', `${ratio.toFixed(2)}: ${us(service.upper)} µs CPU a service at ${service.points[2].size}-${service.points[4].size}, ${us(service.lower)} at ${service.points[0].size}-${service.points[2].size}; with a 64 MB semi-space ${(roomy.upper / roomy.lower).toFixed(2)}`, ratio <= 1.25);
+}
+
 /**
  * What warming each service outside the presets (warmRequests) is worth to a person's first Generate with such a
  * service: bench/first-meeting.ts in a process of its own for each warming, with the service's node options.
@@ -226,23 +243,6 @@ function firstMeetings() {
   }
   console.log('');
   record('full-stack plus a service met for the first time, median (warmed as a snapshot is / presets alone)', '', `${ms(all.median)} / ${ms(presets.median)} (warming ${ms(all.warmCpu)} / ${ms(presets.warmCpu)} CPU)`, undefined, all.median);
-}
-
-function sizeSweep() {
-  const sweep = (nodeOptions: string[]) => {
-    const r = spawnSync(process.execPath, [...nodeOptions, '--import', 'tsx', path.join(REPO_ROOT, 'bench/size-sweep.ts'), `--rounds=${quick ? 40 : 200}`], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`the size sweep failed: ${r.stderr}`);
-    return JSON.parse(r.stdout) as SweepResult;
-  };
-  const us = (n: number) => (n * 1000).toFixed(0);
-  const line = (s: SweepResult) => `${s.points.map((p) => `${p.size} containers ${ms(p.cpu)}`).join(', ')}; an added service ${us(s.lower)} µs at ${s.points[0].size}-${s.points[2].size}, ${us(s.upper)} µs at ${s.points[2].size}-${s.points[4].size} (÷ ${(s.upper / s.lower).toFixed(2)}; least-squares line ${us(s.slope)} µs a service, R² ${s.r2.toFixed(3)})`;
-  const service = sweep(serviceNodeOptions);
-  const roomy = sweep([...serviceNodeOptions.filter((o) => !o.startsWith('--max-semi-space-size=')), '--max-semi-space-size=64']);
-  console.log(`cost by size (other services, CPU-time medians of ${service.rounds} renders each, sizes in turns, a process of its own)`);
-  console.log(`  the service's node options (${serviceNodeOptions.join(' ')}): ${line(service)}`);
-  console.log(`  a 64 MB semi-space (the collector's share mostly gone): ${line(roomy)}\n`);
-  const ratio = service.upper / service.lower;
-  record('cost per added service (other services)', 'linear (upper ÷ lower half ≤ 1.25)', `${ratio.toFixed(2)}: ${us(service.upper)} µs CPU a service at ${service.points[2].size}-${service.points[4].size}, ${us(service.lower)} at ${service.points[0].size}-${service.points[2].size}; with a 64 MB semi-space ${(roomy.upper / roomy.lower).toFixed(2)}`, ratio <= 1.25);
 }
 
 // ---- the deployment targets beside Compose (issue 32): the same request rendered with no caches at all, so each
