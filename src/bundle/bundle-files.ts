@@ -14,7 +14,7 @@ import { imageVariable } from '../model/env-names.js';
 import { dotenvValue, psQuote, shellQuote } from '../emit/escape.js';
 import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE, HELPER_IMAGE } from '../model/helper-image.js';
 import {
-  BIND_VARIABLE, NATIVE_BIND_VARIABLE, nativeConfigPath, nativeSkillsDir, nativeStateDir, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
+  ACME_CA_UNREACHABLE, ACME_CA_VARIABLE, BIND_VARIABLE, NATIVE_BIND_VARIABLE, nativeConfigPath, nativeSkillsDir, nativeStateDir, PROXY_PASSWORD_VARIABLE, PROXY_USER_VARIABLE, type StackMember, type StackModel,
 } from '../model/model.js';
 import { bashValue, nativeEnvironment, psValue, type NativeVariable } from '../emit/bare-metal/native-env.js';
 import { execArguments } from './framework-config.js';
@@ -189,6 +189,8 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
       public: isPublicDomain(options.domain),
     } : null,
     https: model.https,
+    // what scripts/backup.sh verify gives its scratch copy's proxy instead of the stack's ACME directory
+    verifyAcme: model.https ? { variable: ACME_CA_VARIABLE, directory: ACME_CA_UNREACHABLE } : null,
     // scripts/start.sh writes the basic-auth file from .env before the proxy starts
     proxyAuth: proxy && model.proxyAuth ? {
       file: proxyFilePath(proxy as ProxyPlugin, (proxy as ProxyPlugin).manifest.basicAuth.file),

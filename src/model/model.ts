@@ -171,6 +171,13 @@ export const PROXY_PASSWORD_VARIABLE = 'STACK_PROXY_PASSWORD';
  */
 export const ACME_CA_VARIABLE = 'STACK_ACME_CA';
 export const ACME_CA_DEFAULT = 'https://acme-v02.api.letsencrypt.org/directory';
+/**
+ * The ACME directory a scratch copy of the stack gets (scripts/backup.sh verify): a name that never resolves
+ * (RFC 6761 .invalid). The copy's proxy answers on other ports than the stack's, so any certificate it asked the
+ * stack's CA for would fail its challenge, counted against the domain at Let's Encrypt (with the account the
+ * backup restored); with this it asks no one.
+ */
+export const ACME_CA_UNREACHABLE = 'https://acme.invalid/directory';
 /** Where bare-metal natives listen: the Docker host-gateway address, filled in by install.sh. */
 export const NATIVE_BIND_VARIABLE = 'STACK_NATIVE_BIND';
 

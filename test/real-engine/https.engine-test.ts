@@ -6,11 +6,13 @@
 // What the test adds to the generated stack is only what stands in for the public internet: a
 // docker-compose.override.yml (which Compose reads beside docker-compose.yml) that lets Caddy resolve Pebble's
 // name and trust Pebble's own HTTPS certificate. Pebble validates nothing, so port 80 being reachable from
-// outside, which Let's Encrypt needs, is not proved here.
+// outside, which Let's Encrypt needs, is not proved here. Last, `scripts/backup.sh verify` starts a copy of the
+// stack (its proxy too, on other ports): the copy must ask the stack's CA for nothing, since a challenge for it
+// could not pass where a real CA checks (at the stack's ports) and would count against the domain.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import http from 'node:http';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
@@ -135,5 +137,25 @@ describe('a stack with a domain behind Caddy: certificates from the ACME CA in S
     assert.deepEqual(containerProblems(await stack.containers()), []);
     const again = await certificatesFor(hosts, await pebble.root(), () => issuanceTrail(stack, pebble));
     assert.deepEqual([...again], [...first]);
+  });
+
+  test('backup.sh verify asks the ACME CA for nothing: the copy\'s proxy gets no certificate for a host name added since the backup, and the copy is healthy', async () => {
+    const backup = await stack.script('backup.sh');
+    assertSucceeded(backup, 'backup.sh');
+    const dir = readdirSync(path.join(stack.dir, 'backups')).filter((d) => /^\d{8}T/.test(d)).sort().at(-1)!;
+    // a host name the backup's certificates do not cover (as when a service joins after the backup): a copy that
+    // reaches the stack's CA orders a certificate for it at once
+    const caddyfile = path.join(stack.dir, 'caddy', 'Caddyfile');
+    const original = readFileSync(caddyfile, 'utf8');
+    writeFileSync(caddyfile, `${original}\nverify-probe.${DOMAIN} {\n\trespond "probe"\n}\n`);
+    const logged = pebble.log().length;
+    try {
+      const verify = await stack.script('backup.sh', ['verify', path.join('backups', dir)]);
+      assertSucceeded(verify, 'backup.sh verify');
+    } finally {
+      writeFileSync(caddyfile, original);
+    }
+    const asked = pebble.log().slice(logged).split('\n').filter((line) => /order|new-acct|authz|chall|finalize|issued/i.test(line));
+    assert.deepEqual(asked, [], 'what the copy asked of the ACME CA');
   });
 });
