@@ -25,6 +25,7 @@ import { databaseRows, memberRows, routeRows, routeUrls, urlRows } from './membe
 import { bindableDomain, bindDomain, DOMAIN_PLACEHOLDER, domainLeftOut } from '../cache/late-binding.js';
 import { LOCAL_MODEL_SERVER_VARIABLE, wiredServers } from '../model/model-servers.js';
 import { imagePins } from './provenance.js';
+import { NETWORK } from '../emit/compose/compose.js';
 
 /** Scripts get mode 0755 in the archive. */
 export const SCRIPT_FILES = ['scripts/lib.sh', 'scripts/start.sh', 'scripts/stop.sh', 'scripts/update.sh', 'scripts/backup.sh', 'scripts/status.sh'];
@@ -189,8 +190,9 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
       public: isPublicDomain(options.domain),
     } : null,
     https: model.https,
-    // what scripts/backup.sh verify gives its scratch copy's proxy instead of the stack's ACME directory
-    verifyAcme: model.https ? { variable: ACME_CA_VARIABLE, directory: ACME_CA_UNREACHABLE } : null,
+    // scripts/backup.sh verify's scratch copy: the network it makes internal (no way out), and the ACME directory its
+    // proxy gets instead of the stack's
+    verify: { network: NETWORK, acme: model.https ? { variable: ACME_CA_VARIABLE, directory: ACME_CA_UNREACHABLE } : null },
     // scripts/start.sh writes the basic-auth file from .env before the proxy starts
     proxyAuth: proxy && model.proxyAuth ? {
       file: proxyFilePath(proxy as ProxyPlugin, (proxy as ProxyPlugin).manifest.basicAuth.file),

@@ -7,8 +7,9 @@
 // docker-compose.override.yml (which Compose reads beside docker-compose.yml) that lets Caddy resolve Pebble's
 // name and trust Pebble's own HTTPS certificate. Pebble validates nothing, so port 80 being reachable from
 // outside, which Let's Encrypt needs, is not proved here. Last, `scripts/backup.sh verify` starts a copy of the
-// stack (its proxy too, on other ports): the copy must ask the stack's CA for nothing, since a challenge for it
-// could not pass where a real CA checks (at the stack's ports) and would count against the domain.
+// stack (its proxy too, on other ports): the copy must reach nothing outside itself (it runs what the backup
+// restored: chat channels, scheduled jobs) and ask the stack's CA for nothing, since a challenge for it could not
+// pass where a real CA checks (at the stack's ports) and would count against the domain.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import http from 'node:http';
@@ -16,9 +17,11 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
-import { dump } from 'js-yaml';
+import { dump, load } from 'js-yaml';
+import { HELPER_IMAGE } from '../../src/model/helper-image.js';
 import { assertSucceeded, containerProblems, routeProblems } from './checks.js';
 import { requireEngine } from './engine.js';
+import { Outside } from './outside.js';
 import { Pebble, PEBBLE_HOST } from './pebble.js';
 import { Stack } from './stack.js';
 
@@ -139,23 +142,41 @@ describe('a stack with a domain behind Caddy: certificates from the ACME CA in S
     assert.deepEqual([...again], [...first]);
   });
 
-  test('backup.sh verify asks the ACME CA for nothing: the copy\'s proxy gets no certificate for a host name added since the backup, and the copy is healthy', async () => {
+  test('backup.sh verify reaches nothing outside its copy: the copy\'s proxy asks the ACME CA for no certificate (a host name added since the backup), a container of the copy cannot reach beyond this machine, and the copy is healthy', async () => {
     const backup = await stack.script('backup.sh');
     assertSucceeded(backup, 'backup.sh');
     const dir = readdirSync(path.join(stack.dir, 'backups')).filter((d) => /^\d{8}T/.test(d)).sort().at(-1)!;
     // a host name the backup's certificates do not cover (as when a service joins after the backup): a copy that
     // reaches the stack's CA orders a certificate for it at once
     const caddyfile = path.join(stack.dir, 'caddy', 'Caddyfile');
-    const original = readFileSync(caddyfile, 'utf8');
-    writeFileSync(caddyfile, `${original}\nverify-probe.${DOMAIN} {\n\trespond "probe"\n}\n`);
+    const originalCaddyfile = readFileSync(caddyfile, 'utf8');
+    writeFileSync(caddyfile, `${originalCaddyfile}\nverify-probe.${DOMAIN} {\n\trespond "probe"\n}\n`);
+    // and a container of the user's own (the override is the copy's too) that calls a stand-in for the internet every
+    // second with its project's name, as a chat channel or a scheduled workflow calls out; the running stack is not
+    // started again here, so every call heard comes from the copy
+    const outside = await Outside.start();
+    const overrideFile = path.join(stack.dir, 'docker-compose.override.yml');
+    const originalOverride = readFileSync(overrideFile, 'utf8');
+    const override = load(originalOverride) as { services: Record<string, unknown> };
+    override.services['egress-probe'] = {
+      image: HELPER_IMAGE,
+      environment: { FROM: '${COMPOSE_PROJECT_NAME}' },
+      command: ['sh', '-c', `while :; do wget -q -O /dev/null -T 2 -t 1 "${outside.url('/')}$$FROM" || true; sleep 1; done`],
+      networks: ['stack'],
+    };
+    writeFileSync(overrideFile, dump(override));
     const logged = pebble.log().length;
     try {
       const verify = await stack.script('backup.sh', ['verify', path.join('backups', dir)]);
       assertSucceeded(verify, 'backup.sh verify');
+      assert.match(verify.stdout, /verified:/);
     } finally {
-      writeFileSync(caddyfile, original);
+      writeFileSync(caddyfile, originalCaddyfile);
+      writeFileSync(overrideFile, originalOverride);
+      await outside.stop();
     }
     const asked = pebble.log().slice(logged).split('\n').filter((line) => /order|new-acct|authz|chall|finalize|issued/i.test(line));
     assert.deepEqual(asked, [], 'what the copy asked of the ACME CA');
+    assert.deepEqual(outside.heard(), [], 'what the copy\'s containers said to the stand-in for the internet');
   });
 });
