@@ -67,8 +67,9 @@ fi
 # The real-engine tier (npm run test:engine): Debian's Docker engine, debootstrap for the kit's base image,
 # a local registry, Pebble (the ACME CA a stack with a domain gets its certificates from) and openssl (its
 # HTTPS certificate) and ss (iproute2: the stack scripts' port check names a host program holding a port with it,
-# which proxy-login.engine-test.ts relies on); test/real-engine/engine.ts starts dockerd when it is not running
-engine_tools=(dockerd debootstrap docker-registry pebble openssl ss)
+# which proxy-login.engine-test.ts relies on; ip, for the network namespace test/real-engine/outside.ts puts a
+# stand-in for the internet in); test/real-engine/engine.ts starts dockerd when it is not running
+engine_tools=(dockerd debootstrap docker-registry pebble openssl ss ip)
 for tool in "${engine_tools[@]}"; do
   if ! command -v "$tool" >/dev/null 2>&1; then
     $SUDO apt-get update -qq >/dev/null
