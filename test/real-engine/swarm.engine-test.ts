@@ -24,6 +24,7 @@ import { after, before, describe, test } from 'node:test';
 import { assertSucceeded, databaseProblems, type DatabaseExec } from './checks.js';
 import { docker, dockerOk, requireEngine } from './engine.js';
 import { HELPER_IMAGE } from '../../src/model/helper-image.js';
+import { Outside } from './outside.js';
 import { Stack } from './stack.js';
 import { ciOrAll } from './tiers.js';
 
@@ -272,6 +273,58 @@ for (const { label, request, options, update } of CASES) {
         assert.match(restore.stderr, /has no whole \S+\.tar\.gz .*lists nothing.*: nothing was stopped/);
         assert.deepEqual(await serviceTasks(stack.project), tasks, 'no service was scaled or restarted');
         rmSync(bogus, { recursive: true });
+      });
+
+      test('backup.sh --verify: a scratch stack on the backup\'s volumes converges without the proxy and reaching nothing beyond this machine, then goes with its volumes, network and secrets; the running stack is untouched', async () => {
+        const dir = await backupThenChange();
+        // a service only the copy runs (stack.yml is copied; the running stack is not deployed again here) that calls a
+        // stand-in for the internet every second, as a chat channel or a scheduled workflow calls out
+        const outside = await Outside.start();
+        const stackFile = path.join(stack.dir, 'stack.yml');
+        const original = readFileSync(stackFile, 'utf8');
+        const document = yaml.load(original) as { services: Record<string, unknown> };
+        document.services['egress-probe'] = {
+          image: HELPER_IMAGE,
+          command: ['sh', '-c', `while :; do wget -q -O /dev/null -T 2 -t 1 ${outside.url('/from-the-copy')} || true; sleep 1; done`],
+          networks: ['stack'],
+          deploy: { mode: 'replicated', replicas: 1, endpoint_mode: 'dnsrr' },
+        };
+        writeFileSync(stackFile, yaml.dump(document));
+        const tasks = await serviceTasks(stack.project);
+        const scratch = `${stack.project}-verify`;
+        let verify;
+        try {
+          verify = await stack.script('backup.sh', ['--verify', dir], NEVER);
+        } finally {
+          writeFileSync(stackFile, original);
+          await outside.stop();
+        }
+        assertSucceeded(verify, 'backup.sh --verify');
+        assert.match(verify.stdout, /verified: .* restores/);
+        assert.match(verify.stdout, /restored postgresql-data into the scratch volume/);
+        assert.deepEqual(outside.heard(), [], 'what the scratch stack said to the stand-in for the internet');
+        assert.deepEqual(await serviceTasks(stack.project), tasks, 'no service of the running stack was scaled or restarted');
+        assert.equal(await sql('SELECT v FROM swarm_backup_marker'), 'after', 'the running stack keeps the row changed after the backup');
+        const left = async (kind: string[]) => (await dockerOk([...kind, '-q', '--filter', `label=com.docker.stack.namespace=${scratch}`])).trim();
+        assert.equal(await left(['service', 'ls']), '', 'no service of the scratch stack is left');
+        assert.equal(await left(['volume', 'ls']), '', 'nor its volumes');
+        assert.equal(await left(['secret', 'ls']), '', 'nor its secrets');
+        assert.equal(await left(['network', 'ls']), '', 'nor its network');
+        assert.equal(await left(['container', 'ls', '-a']), '', 'nor a container (a setup job\'s task outlives its removed service)');
+      });
+
+      test('backup.sh --verify whose scratch stack does not converge in time (STACK_START_TIMEOUT=1): exit non-zero, says so, and leaves nothing of the scratch stack', async () => {
+        const dir = readdirSync(path.join(stack.dir, 'backups')).filter((d) => /^\d{8}T\d{6}Z$/.test(d)).sort().at(-1);
+        assert.ok(dir, 'a backup from the test before');
+        const tasks = await serviceTasks(stack.project);
+        const verify = await stack.script('backup.sh', ['--verify', path.join('backups', dir)], { ...NEVER, STACK_START_TIMEOUT: '1' });
+        assert.notEqual(verify.code, 0, verify.stdout);
+        assert.match(verify.stderr, /the backup did not prove itself: the scratch stack did not converge/);
+        const scratch = `${stack.project}-verify`;
+        for (const kind of ['service', 'volume', 'secret', 'network', 'container']) {
+          assert.equal((await dockerOk([kind, 'ls', ...(kind === 'container' ? ['-a'] : []), '-q', '--filter', `label=com.docker.stack.namespace=${scratch}`])).trim(), '', `no ${kind} of the scratch stack is left; backup.sh said:\n${verify.stdout}${verify.stderr}\n${await docker(['ps', '-a', '--filter', `label=com.docker.stack.namespace=${scratch}`]).then((r) => r.stdout)}`);
+        }
+        assert.deepEqual(await serviceTasks(stack.project), tasks, 'the running stack is untouched');
       });
 
       // two stops and redeploys of every service with data: minutes, so in the long run only (CI's time budget)
