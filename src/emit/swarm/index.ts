@@ -9,7 +9,6 @@ import { BACKUP_KEEP_DEFAULT, BACKUP_KEEP_VARIABLE, HELPER_IMAGE } from '../../m
 import { shellQuote } from '../escape.js';
 import { TargetTemplates } from '../target-templates.js';
 import { buildStackFile, dataLabel, STACK_FILE } from './stack-file.js';
-import { NETWORK } from '../compose/compose.js';
 
 export { STACK_FILE } from './stack-file.js';
 
@@ -39,8 +38,6 @@ export function swarmFiles(model: StackModel, pluginFiles: ReadonlyMap<string, s
     stack: { name: model.options.name, domain: model.options.domain ?? null },
     stackFile: STACK_FILE,
     label: dataLabel(model.options.name),
-    // the network scripts/backup.sh --verify makes internal in its scratch copy
-    network: NETWORK,
     services: [
       ...containers.map((m) => ({ id: m.plugin.id, name: m.plugin.manifest.name, variable: imageVariable(m.plugin.id), volumes: volumeNames(m.plugin) })),
       ...(model.dockerApiUsers.length ? [{ id: SOCKET_PROXY_SERVICE, name: 'Docker socket proxy', variable: imageVariable(SOCKET_PROXY_SERVICE), volumes: [] as string[] }] : []),
