@@ -12,6 +12,9 @@
 //               raised for the run; the ceiling is a bare node:http process sending the same bytes, run
 //               in turns with GET /services (three pairs, the median pair's ratio); the server's CPU time
 //               per request (from /proc, whatever the client manages) and its RSS
+//   reference:  given better-openclaw's core (--reference=DIR or STACK_BENCH_REFERENCE: a checkout built with its
+//               own npm run build), its new selections in a process of their own (bench/reference.ts) right after
+//               ours, and issue 36's ratios: ≥ 10x at full stack, ≥ 5x its largest stack at 200 services
 // `--quick` runs fewer samples; `--only=inprocess`, `--only=cli` or `--only=http` runs one part (for
 // profiling: node --cpu-prof --import tsx bench/run.ts --quick --only=inprocess). `--request-log=on|off`
 // sets STACK_LOG_REQUESTS for the HTTP server: on by default, as the service runs (one JSON line a request
@@ -31,12 +34,17 @@ import type { LoadResult, LoadSpec } from './load-client.js';
 import { kinds, largeRequest, newSelections, swapPool } from './requests.js';
 import type { SweepResult } from './size-sweep.js';
 import type { FirstMeeting } from './first-meeting.js';
+import { referenceModule, type ReferenceFigure } from './reference.js';
 
 const quick = process.argv.includes('--quick');
 /** a key STACK_API_KEY accepts (24+ characters, 10+ different ones) */
 const BENCH_KEY = 'bench-key-7d3f9a2c61e04b85';
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 if (only !== undefined && !['inprocess', 'cli', 'http'].includes(only)) throw new Error(`--only takes inprocess, cli or http (got ${only})`);
+/** better-openclaw's core, built: where the bench finds the reference generator (none: the ratios are not measured) */
+const referenceLocation = process.argv.find((a) => a.startsWith('--reference='))?.slice('--reference='.length) ?? process.env.STACK_BENCH_REFERENCE;
+// a wrong path is said now, not after the in-process runs
+const referenceAt = referenceLocation === undefined ? undefined : referenceModule(referenceLocation);
 const requestLog = process.argv.find((a) => a.startsWith('--request-log='))?.slice('--request-log='.length) ?? 'on';
 if (!['on', 'off'].includes(requestLog)) throw new Error(`--request-log takes on or off (got ${requestLog})`);
 /** Whether this run measures that part. */
@@ -200,7 +208,7 @@ async function inProcess(label: string, base: GenerateRequest, size: number, goa
   record(`${label}: other services (renders), median`, goalMs === undefined ? '' : `(≤ ${goalMs} ms for new content)`, `${ms(os_.median)} (CPU ${ms(osCpu.median)})`, goalMs === undefined ? undefined : os_.median <= goalMs, os_.median);
   record(`${label}: fresh generator (empty caches, warm code), median`, `≤ ${renderGoals.freshMs} ms`, `${ms(cold.median)} (p99 ${ms(cold.p99)})`, cold.median <= renderGoals.freshMs, cold.median);
   record(`${label}: no caches, median`, '', ms(bare.median), undefined, bare.median);
-  return generator;
+  return sel.median;
 }
 
 /**
@@ -245,6 +253,33 @@ function firstMeetings() {
   record('full-stack plus a service met for the first time, median (warmed as a snapshot is / presets alone)', '', `${ms(all.median)} / ${ms(presets.median)} (warming ${ms(all.warmCpu)} / ${ms(presets.warmCpu)} CPU)`, undefined, all.median);
 }
 
+/**
+ * Issue 36's ratios: the reference generator's new selections (bench/reference.ts, a process of its own for each set,
+ * run right after ours so the box is the same) against ours: its largest preset against our full-stack preset, its
+ * largest stack that generates against our ~200 services. Without the reference the goals are listed, not measured.
+ */
+function againstReference(presetMs: number, largeMs: number) {
+  const goals = [
+    { set: 'preset', ours: presetMs, goal: 10, figure: `new selection, preset ${largest.id} ÷ the reference's largest preset` },
+    { set: 'largest', ours: largeMs, goal: 5, figure: `new selection, ${large.services!.length} services ÷ the reference's largest stack` },
+  ] as const;
+  if (referenceAt === undefined) {
+    console.log('reference generator: not measured (--reference=DIR or STACK_BENCH_REFERENCE names a built better-openclaw-core checkout: docs/architecture.md, Benchmarks)\n');
+    for (const g of goals) record(g.figure, `≥ ${g.goal}x`, 'not measured (no --reference)');
+    return;
+  }
+  console.log(`reference generator (${referenceAt}), new selections in a process of its own each, right after ours:`);
+  for (const g of goals) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench/reference.ts'), `--core=${referenceAt}`, `--set=${g.set}`, `--count=${quick ? 60 : 200}`], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`the reference run failed: ${r.stderr}`);
+    const ref = JSON.parse(r.stdout.trim().split('\n').pop()!) as ReferenceFigure;
+    const ratio = ref.median / g.ours;
+    console.log(`  ${ref.what}: ${ref.services} of its ${ref.registered} services (each call all but one): median ${ms(ref.median)}, p90 ${ms(ref.p90)} (n=${ref.n}); ours ${ms(g.ours)}: ${ratio.toFixed(1)}x`);
+    record(g.figure, `≥ ${g.goal}x`, `${ratio.toFixed(1)}x (${ms(ref.median)} for its ${ref.services} services against ${ms(g.ours)})`, ratio >= g.goal);
+  }
+  console.log('');
+}
+
 // ---- the deployment targets beside Compose (issue 32): the same request rendered with no caches at all, so each
 // figure is its emitter's own cost (Traefik: the proxy both targets route through)
 if (runs('inprocess')) {
@@ -271,8 +306,9 @@ if (runs('inprocess')) {
 }
 
 if (runs('inprocess')) {
-  await inProcess(`preset ${largest.id}`, request, largest.size, 0.5, 2, { newSelectionMs: 1.5, freshMs: 6 });
-  await inProcess(`${large.services!.length} services + ${large.skills!.length} skill packs`, large, largeSize, 5, undefined, { newSelectionMs: 6, freshMs: 30 });
+  const presetSelection = await inProcess(`preset ${largest.id}`, request, largest.size, 0.5, 2, { newSelectionMs: 1.5, freshMs: 6 });
+  const largeSelection = await inProcess(`${large.services!.length} services + ${large.skills!.length} skill packs`, large, largeSize, 5, undefined, { newSelectionMs: 6, freshMs: 30 });
+  againstReference(presetSelection, largeSelection);
   // a fresh bundle each time (no bundle cache), so every archive is really built
   {
     const fragmentsOnly = serviceGenerator(config.renderCacheSize, 0);
