@@ -246,7 +246,8 @@ function bundleContext(model: StackModel, nativeEnvs: ReadonlyMap<string, Native
       };
     }),
     portMoves: model.portMoves,
-    hostPorts: model.ports.map((p) => ({ variable: p.variable, host: p.host, protocol: p.protocol })),
+    // public: the proxy's ports for a public domain, on every interface (no address in the compose file)
+    hostPorts: model.ports.map((p) => ({ variable: p.variable, host: p.host, protocol: p.protocol, public: p.public })),
     hardened: model.options.hardened,
     unhardened,
     rootSockets,

@@ -8,8 +8,9 @@
 // name and trust Pebble's own HTTPS certificate. Pebble validates nothing, so port 80 being reachable from
 // outside, which Let's Encrypt needs, is not proved here. Last, `scripts/backup.sh verify` starts a copy of the
 // stack (its proxy too, on other ports): the copy must reach nothing outside itself (it runs what the backup
-// restored: chat channels, scheduled jobs) and ask the stack's CA for nothing, since a challenge for it could not
-// pass where a real CA checks (at the stack's ports) and would count against the domain.
+// restored: chat channels, scheduled jobs), ask the stack's CA for nothing, since a challenge for it could not
+// pass where a real CA checks (at the stack's ports) and would count against the domain, and publish nothing beyond
+// 127.0.0.1 (no one is meant to use it).
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import http from 'node:http';
@@ -20,7 +21,7 @@ import { after, before, describe, test } from 'node:test';
 import { dump, load } from 'js-yaml';
 import { HELPER_IMAGE } from '../../src/model/helper-image.js';
 import { assertSucceeded, containerProblems, routeProblems } from './checks.js';
-import { requireEngine } from './engine.js';
+import { docker, requireEngine } from './engine.js';
 import { Outside } from './outside.js';
 import { Pebble, PEBBLE_HOST } from './pebble.js';
 import { Stack } from './stack.js';
@@ -157,26 +158,70 @@ describe('a stack with a domain behind Caddy: certificates from the ACME CA in S
     const outside = await Outside.start();
     const overrideFile = path.join(stack.dir, 'docker-compose.override.yml');
     const originalOverride = readFileSync(overrideFile, 'utf8');
-    const override = load(originalOverride) as { services: Record<string, unknown> };
+    const override = load(originalOverride) as { services: Record<string, Record<string, unknown>>; networks?: Record<string, unknown> };
     override.services['egress-probe'] = {
       image: HELPER_IMAGE,
       environment: { FROM: '${COMPOSE_PROJECT_NAME}' },
       command: ['sh', '-c', `while :; do wget -q -O /dev/null -T 2 -t 1 "${outside.url('/')}$$FROM" || true; sleep 1; done`],
       networks: ['stack'],
     };
+    // the user's override also puts the proxy, and a service of their own with a host port written as the stack writes
+    // its own, on a network of theirs that is not internal: there Docker publishes what they map (on the stack network,
+    // internal in the copy, it publishes nothing)
+    override.networks = { ...override.networks, 'user-net': {} };
+    override.services.caddy.networks = ['stack', 'user-net'];
+    override.services['published-probe'] = {
+      image: HELPER_IMAGE, command: ['sleep', '3600'], networks: ['user-net'], ports: ['${STACK_BIND_ADDRESS:-127.0.0.1}:${PROBE_PORT:-18999}:8080'],
+    };
     writeFileSync(overrideFile, dump(override));
+    // the user has opened the service ports to the network (.env, as the README says how); the copy's .env is made from it
+    const envFile = path.join(stack.dir, '.env');
+    const originalEnv = readFileSync(envFile, 'utf8');
+    writeFileSync(envFile, originalEnv.replace(/^STACK_BIND_ADDRESS=.*$/m, 'STACK_BIND_ADDRESS=0.0.0.0'));
     const logged = pebble.log().length;
+    // the host addresses the copy's containers publish on, read every half second while it runs: the stack opens its
+    // proxy on every interface (a public domain), and its .env may open the service ports; the copy is for no one
+    const published = new Set<string>();
+    const seen = new Set<string>();
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const ps = await docker(['ps', '--filter', `label=com.docker.compose.project=${stack.project}-verify`, '--format', '{{.Names}} {{.Ports}}']);
+        for (const line of ps.stdout.split('\n')) {
+          const [name, ...ports] = line.trim().split(' ');
+          if (name) seen.add(name);
+          // "0.0.0.0:49153->80/tcp, :::49153->80/tcp, 127.0.0.1:49154->3000/tcp": the host side of each
+          for (const port of ports.join(' ').split(', ')) if (port.includes('->')) published.add(`${name} ${port.split('->')[0]}`);
+        }
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    })();
+    // the stack's own proxy, on every interface (IPv4 and IPv6), as a public domain needs
+    const liveProxy = await docker(['ps', '--filter', `label=com.docker.compose.project=${stack.project}`, '--filter', 'label=com.docker.compose.service=caddy', '--format', '{{.Ports}}']);
+    assert.match(liveProxy.stdout, /(^|, )0\.0\.0\.0:443->443\/tcp/, liveProxy.stdout);
     try {
       const verify = await stack.script('backup.sh', ['verify', path.join('backups', dir)]);
       assertSucceeded(verify, 'backup.sh verify');
       assert.match(verify.stdout, /verified:/);
     } finally {
+      watching = false;
+      await watcher;
       writeFileSync(caddyfile, originalCaddyfile);
       writeFileSync(overrideFile, originalOverride);
+      writeFileSync(envFile, originalEnv);
       await outside.stop();
     }
     const asked = pebble.log().slice(logged).split('\n').filter((line) => /order|new-acct|authz|chall|finalize|issued/i.test(line));
     assert.deepEqual(asked, [], 'what the copy asked of the ACME CA');
     assert.deepEqual(outside.heard(), [], 'what the copy\'s containers said to the stand-in for the internet');
+    // every container of the copy seen running; those on the stack network alone published nothing; the two on the
+    // user's network too published on 127.0.0.1 only, although the stack's .env opens its ports and its proxy listens
+    // on every interface
+    for (const service of ['caddy', 'openclaw', 'n8n', 'postgresql', 'published-probe']) {
+      assert.ok([...seen].some((n) => n.includes(`-${service}-`)), `the copy's ${service} was seen running: ${[...seen].join(', ')}`);
+    }
+    const publishers = [...new Set([...published].map((p) => p.split(' ')[0].replace(/^.*-verify-(.*)-\d+$/, '$1')))].sort();
+    assert.deepEqual(publishers, ['caddy', 'published-probe'], [...published].join('; '));
+    assert.deepEqual([...published].filter((p) => !/ 127\.0\.0\.1:\d+$/.test(p)), [], 'what the copy published beyond 127.0.0.1');
   });
 });
