@@ -11,7 +11,7 @@ import { assertSucceeded, containerProblems, databaseProblems, routeProblems } f
 import { docker, requireEngine } from './engine.js';
 import { PROGRAM_CHECKS } from './program-checks.js';
 import { REAL_PROGRAMS, realProgramFor } from './programs.js';
-import { Stack } from './stack.js';
+import { anonymousVolumes, Stack } from './stack.js';
 import { ciOrAll } from './tiers.js';
 
 // The framework is the generic stand-in nanobot: these stacks prove the services' programs, and OpenClaw's
@@ -105,10 +105,12 @@ before(async () => {
 for (const { label, inCi, unproven, request } of PROGRAM_STACKS) {
   describe(label, { concurrency: false, ...ciOrAll(inCi) }, () => {
     let stack: Stack;
+    let anonymousBefore: string[];
     const ids = request.services as string[];
 
     before(async () => {
       if (unproven) process.env.STACKWRIGHT_UNPROVEN_KITS = '1';
+      anonymousBefore = await anonymousVolumes();
       stack = await Stack.generate(request);
       await stack.provideImages();
       stack.writeEnv({ OPENAI_API_KEY: 'sk-stackwright-engine-test', ...shiftedPorts(stack), ...VERSION_GAP_SETTINGS });
@@ -157,6 +159,16 @@ for (const { label, inCi, unproven, request } of PROGRAM_STACKS) {
       assert.deepEqual(containerProblems(await stack.containers()), []);
       assert.deepEqual(await allProblems(stack, ids, 'readBack'), []);
       assert.deepEqual(await allProblems(stack, ids, 'check'), []);
+    });
+
+    // the real programs' images declare VOLUMEs of their own: each needs a volume in its manifest, or every container
+    // of it gets an anonymous one that `down` leaves behind (Mosquitto's /mosquitto/log did, until session 47)
+    test('docker compose down keeps the named volumes and leaves no anonymous volume behind', async () => {
+      const volumes = await stack.volumes();
+      const down = await stack.compose(['down']);
+      assert.equal(down.code, 0, down.stderr);
+      assert.deepEqual(await stack.volumes(), volumes);
+      assert.deepEqual((await anonymousVolumes()).filter((v) => !anonymousBefore.includes(v)), [], 'anonymous volumes left by the stack');
     });
   });
 }
