@@ -205,6 +205,13 @@ function checkReferenceConfig(plugin: FrameworkPlugin, shared: ReadonlySet<strin
  */
 function checkBinaries(plugin: ContainerPlugin, add: Add): void {
   const m = plugin.manifest as ContainerManifest;
+  // a seeded volume is filled on Kubernetes by the plugin's own image running `sh -c 'cp -R ...'` (emit/kubernetes/workloads.ts)
+  const seeded = (m.volumes ?? []).findIndex((v) => v.seed);
+  if (seeded >= 0) {
+    for (const program of ['sh', 'cp']) {
+      if (!(m.binaries ?? []).includes(program)) add(plugin.file, `/volumes/${seeded}/seed`, 'image.binary', `a seeded volume is filled on Kubernetes by ${m.image}:${m.imageTag} itself running sh and cp, and binaries does not list ${program}: add it if the image has it, or drop seed`);
+    }
+  }
   if (!m.healthcheck) return;
   if (!m.binaries) {
     add(plugin.file, '/healthcheck', 'image.binary', 'list in binaries the programs the image holds that this health check (and command) run, checked in the upstream Dockerfile at the pinned tag');
@@ -271,6 +278,12 @@ function checkBounds(plugin: ContainerPlugin, add: Add): void {
   if (m.memoryLimitMB < m.minMemoryMB) {
     add(plugin.file, '/memoryLimitMB', 'memory.limit', `memoryLimitMB ${m.memoryLimitMB} is below minMemoryMB ${m.minMemoryMB}: the limit is the working set upstream recommends, at least the minimum`);
   }
+  // Docker covers an image's VOLUME only with a mount at exactly that path; any other folder gets a new anonymous
+  // volume at every container, which `down` leaves behind and backups never see
+  const targets = new Set((m.volumes ?? []).map((v) => v.target));
+  (m.imageVolumes ?? []).forEach((folder, i) => {
+    if (!targets.has(folder)) add(plugin.file, `/imageVolumes/${i}`, 'volume.image', `the image declares VOLUME ${folder}, and no volume has target ${folder}: give it one, even for a scratch folder (a mount at a parent or child folder does not cover it), or Docker makes an anonymous volume there at every new container that \`docker compose down\` leaves behind and backups miss`);
+  });
   if ((m.volumes ?? []).length) {
     if (!m.stop) add(plugin.file, '/stop', 'stop.stateful', 'this plugin keeps data on a volume: give stop.gracePeriod (at least 30s, more where upstream says) so it shuts down cleanly');
     else if (seconds(m.stop.gracePeriod) < 30) add(plugin.file, '/stop/gracePeriod', 'stop.stateful', `${m.stop.gracePeriod} is too short for a service with data on a volume: at least 30s`);

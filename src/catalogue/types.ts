@@ -50,6 +50,8 @@ export interface VolumeSpec {
   name: string;
   target: string;
   description: string;
+  /** the image ships files here the program needs: on Kubernetes an init container copies them into the empty claim once */
+  seed?: boolean;
   /** the image's variable naming its data folder, for a program that must create and own it (on Kubernetes: a subfolder of the claim) */
   subfolderVariable?: string;
 }
@@ -78,6 +80,8 @@ export interface ContainerManifest {
   ports?: PortSpec[];
   environment?: EnvSpec[];
   volumes?: VolumeSpec[];
+  /** the folders the image declares VOLUMEs: each must be a volume's target (rule volume.image) */
+  imageVolumes?: string[];
   hostMounts?: HostMountSpec[];
   healthcheck?: HealthcheckSpec;
   command?: string | string[];

@@ -170,6 +170,17 @@ describe('broken plugins are refused with file, field and reason', () => {
     expectProblem(r.errors, 'plugins/services/gamma-b/service.yaml', '/volumes/0/name', 'volume.clash', /Docker volume "gamma-b-data", as would volume "b-data" of plugins\/services\/gamma\//);
   });
 
+  test('a folder the image declares a VOLUME without a volume at exactly that path is named', () => {
+    const r = loadCatalogue(writeCatalogue({
+      // /data/db is under the volume at /data, not at it: Docker would still make an anonymous volume there
+      'plugins/services/gamma/service.yaml': service('gamma', 'imageVolumes: [/data, /data/db, /logs]\nvolumes: [{ name: data, target: /data, description: data }]\nstop: { gracePeriod: 30s }\n'),
+      'plugins/services/delta/service.yaml': service('delta', 'imageVolumes: [/srv]\nvolumes: [{ name: srv, target: /srv, description: data }]\nstop: { gracePeriod: 30s }\n'),
+    }));
+    expectProblem(r.errors, 'plugins/services/gamma/service.yaml', '/imageVolumes/1', 'volume.image', /declares VOLUME \/data\/db, and no volume has target \/data\/db/);
+    expectProblem(r.errors, 'plugins/services/gamma/service.yaml', '/imageVolumes/2', 'volume.image', /VOLUME \/logs/);
+    assert.deepEqual(r.errors.filter((e) => e.rule === 'volume.image').map((e) => `${e.file}${e.pointer}`), ['plugins/services/gamma/service.yaml/imageVolumes/1', 'plugins/services/gamma/service.yaml/imageVolumes/2']);
+  });
+
   test('a service and a framework sharing an id are refused', () => {
     const list = problems({ 'plugins/services/fw/service.yaml': service('fw') });
     expectProblem(list, 'plugins/services/fw/service.yaml', '', 'id.duplicate', /also the id of plugins\/frameworks\/fw\/framework\.yaml/);

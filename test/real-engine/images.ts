@@ -107,7 +107,11 @@ function nodeHeadersDir(): string | undefined {
 }
 
 /** What the generic stand-in needs to know of the upstream image it replaces, from its manifest. */
-export interface StandinConfig { image: string; ports: number[]; volumes: string[]; user?: string; binaries: string[]; scripts: string[] }
+/**
+ * `seeded`: the volume folders whose files the image ships (`seed: true`): the stand-in puts a file there at build and
+ * refuses to start without it, as the program would without its default configuration.
+ */
+export interface StandinConfig { image: string; ports: number[]; volumes: string[]; seeded: string[]; user?: string; binaries: string[]; scripts: string[] }
 
 export function standinConfig(reference: string, manifest: ContainerManifest | undefined): StandinConfig {
   const ports = new Set<number>();
@@ -125,6 +129,7 @@ export function standinConfig(reference: string, manifest: ContainerManifest | u
     scripts,
     ports: [...ports],
     volumes: (manifest?.volumes ?? []).map((v) => v.target),
+    seeded: (manifest?.volumes ?? []).filter((v) => v.seed).map((v) => v.target),
     user: manifest?.user,
     binaries: [...binaries],
   };

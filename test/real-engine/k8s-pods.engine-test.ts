@@ -78,3 +78,62 @@ for (const { preset, services, ci, why } of PRESETS) {
     });
   });
 }
+
+// Issue-free fix found in the VOLUME audit: a volume over a folder whose files the image ships (seed: true) is filled
+// by an init container on Kubernetes, whose claims start empty; Docker fills a new named volume itself. The stand-ins
+// of these images refuse to start without those files, so the run without the init containers must fail.
+describe('Kubernetes: seeded claims start with the files the image ships (postfix-relay /etc/postfix, memgraph /etc/memgraph)', { concurrency: false, ...ciOrAll(true) }, () => {
+  let stack: Stack;
+  let objects: K8sObject[];
+  const runners: PodRunner[] = [];
+  const seeded = (o: K8sObject) => (o.spec?.template?.spec?.initContainers ?? []).filter((c: { name: string }) => c.name.startsWith('seed-'));
+
+  before(async () => {
+    stack = await Stack.generate({ name: 'k8s-seeded', services: ['postfix-relay', 'memgraph'], primaryFramework: 'nanobot', proxy: 'traefik', deploymentType: 'kubernetes' });
+    stack.writeEnv(PROVIDER_KEY);
+    assertSucceeded(await stack.script('secrets.sh'), 'scripts/secrets.sh');
+    objects = await kustomize<K8sObject>(stack.dir);
+  });
+  after(async () => {
+    for (const r of runners) await r.remove();
+  });
+
+  const run = async (project: string, list: K8sObject[]) => {
+    const options = { project, filesDir: mkdtempSync(path.join(os.tmpdir(), 'stackwright-k8s-files-')) };
+    const plan = planPods(list, options);
+    await provideImages([...new Set(plan.pods.flatMap((p) => [...p.init, ...p.containers].map((c) => c.image)))].sort(), shippedCatalogue());
+    const runner = new PodRunner(plan, options);
+    runners.push(runner);
+    await runner.prepare();
+    return runner.run();
+  };
+
+  test('each seeded claim is filled by its init container, and the pods pass their probes', async () => {
+    const holders = objects.filter((o) => seeded(o).length).map((o) => `${o.metadata.name}: ${seeded(o).map((c: { name: string }) => c.name).join(', ')}`).sort();
+    assert.deepEqual(holders, ['memgraph: seed-config', 'postfix-relay: seed-config']);
+    const results = await run(stack.project, objects);
+    assert.deepEqual(results.flatMap((r) => r.problems), []);
+    for (const id of ['postfix-relay', 'memgraph']) {
+      const r = results.find((x) => x.pod === id)!;
+      assert.ok(r.init.includes('seed-config'), `${id}: the seed container ran (${r.init.join(', ')})`);
+      assert.ok(r.probes.length > 0 && r.probes.every((p) => p.passed), `${id}: probes`);
+    }
+  });
+
+  test('without the seed init containers the same pods do not start (the claims lack the image files)', async () => {
+    const stripped = structuredClone(objects).map((o) => {
+      const spec = o.spec?.template?.spec;
+      if (spec?.initContainers) {
+        spec.initContainers = spec.initContainers.filter((c: { name: string }) => !c.name.startsWith('seed-'));
+        if (!spec.initContainers.length) delete spec.initContainers;
+      }
+      return o;
+    });
+    const results = await run(`${stack.project}-unseeded`, stripped);
+    for (const id of ['postfix-relay', 'memgraph']) {
+      const r = results.find((x) => x.pod === id)!;
+      // the stand-in's own words: the claim lacks what the image ships (not some other failure)
+      assert.match(r.problems.join('\n'), /lacks the files the image ships there/, `${id} started on an empty claim: ${JSON.stringify(r)}`);
+    }
+  });
+});

@@ -72,3 +72,19 @@ test('every file rendered for a real program is read by that program in a test',
   }
   assert.ok(seen.size >= 7, `only ${seen.size} rendered files found (${[...seen.keys()].join(', ')}): the walk is broken`);
 });
+
+// A kit mirrors its upstream image's VOLUME lines (its Dockerfile cites them), and a plugin running that image lists
+// the same folders in imageVolumes, which the loader holds to its volumes (volume.image): a kit and a manifest that
+// disagree mean one of them misreads upstream.
+test('each kit declares the VOLUMEs that every plugin running its image lists in imageVolumes', () => {
+  const catalogue = shippedCatalogue();
+  const plugins = [...catalogue.services.values(), ...catalogue.proxies.values(), ...catalogue.frameworks.values()];
+  for (const program of REAL_PROGRAMS) {
+    const dockerfile = readFileSync(path.join(REPO_ROOT, 'test/images', program.dir, 'Dockerfile'), 'utf8');
+    const declared = [...dockerfile.matchAll(/^VOLUME\s+(.+)$/gm)].flatMap((m) => m[1].trim().startsWith('[')
+      ? (JSON.parse(m[1]) as string[]) : m[1].trim().split(/\s+/)).sort();
+    for (const plugin of plugins.filter((p) => program.images.includes(p.manifest.image))) {
+      assert.deepEqual([...(plugin.manifest.imageVolumes ?? [])].sort(), declared, `${plugin.file} imageVolumes against test/images/${program.dir}/Dockerfile`);
+    }
+  }
+});

@@ -3,6 +3,7 @@
 import type { ContainerPlugin, ServicePlugin } from '../../catalogue/types.js';
 import { setupServiceName, volumeName } from '../../model/layout.js';
 import { HELPER_IMAGE } from '../../model/helper-image.js';
+import { shellQuote } from '../escape.js';
 import { databasesOf, imageRef, type StackMember, type StackModel } from '../../model/model.js';
 import { containerEnvironment, envKeysOf, setupEnvironment, type ContainerVariable } from '../container-env.js';
 import {
@@ -50,6 +51,28 @@ function waitContainers(deps: { id: string; port: number }[]): Obj[] {
     command: ['sh', '-c', k8sLiteral(`until nc -z -w 2 ${id} ${port}; do echo "waiting for ${id}:${port}"; sleep 2; done`)],
     resources: { requests: { memory: '16Mi' }, limits: { memory: '16Mi' } },
     securityContext: HELPER_SECURITY,
+  }));
+}
+
+/** Where a seed container mounts the claim it fills (the image's own folder stays where the image has it). */
+export const SEED_MOUNT = '/stackwright-seed';
+/** Left in a seeded claim once it holds the image's files: the next start copies nothing again. */
+export const SEED_MARKER = '.stackwright-seeded';
+
+/**
+ * Init containers that fill each seeded claim (a folder whose image files the program needs) from the image once:
+ * Docker does that for a new named volume, a claim starts empty. The member's own image and security context; the
+ * marker is written after the copy, so a copy that fails leaves no marker, fails the pod start and runs again. Its
+ * root filesystem is read-only, as every init container's: it writes only into the claim.
+ */
+function seedContainers(model: StackModel, plugin: ContainerPlugin, context: Obj): Obj[] {
+  return (plugin.manifest.volumes ?? []).filter((v) => v.seed).map((v) => ({
+    name: `seed-${v.name}`,
+    image: imageRef(plugin, model.options.gpu),
+    command: ['sh', '-c', k8sLiteral(`set -e; if [ ! -e ${SEED_MOUNT}/${SEED_MARKER} ]; then cp -R ${shellQuote(`${v.target}/.`)} ${SEED_MOUNT}/; : > ${SEED_MOUNT}/${SEED_MARKER}; echo ${shellQuote(`filled the claim of ${v.target} from the image`)}; fi`)],
+    resources: { requests: { memory: '32Mi' }, limits: { memory: '64Mi' } },
+    securityContext: { ...context, readOnlyRootFilesystem: true },
+    volumeMounts: [{ name: isDatabase(plugin) ? v.name : volumeName(plugin.id, v.name), mountPath: SEED_MOUNT }],
   }));
 }
 
@@ -132,7 +155,7 @@ export function workload(model: StackModel, member: StackMember, skillFiles: rea
     ...(m.stop ? { terminationGracePeriodSeconds: seconds(m.stop.gracePeriod) } : {}),
     ...(model.options.platform ? { nodeSelector: { 'kubernetes.io/arch': model.options.platform.replace(/^linux\//, '') } } : {}),
   };
-  const init = waitContainers(waitsFor(model, plugin));
+  const init = [...seedContainers(model, plugin, context), ...waitContainers(waitsFor(model, plugin))];
   if (init.length) pod.initContainers = init;
   pod.containers = [container(model, plugin, env, mounts, context)];
   if (volumes.length) pod.volumes = volumes;

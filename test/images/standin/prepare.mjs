@@ -25,6 +25,10 @@ for (const dir of config.volumes) {
   mkdirSync(dir, { recursive: true });
   execFileSync('chown', [owner, dir]);
 }
+// a file the image ships in a seeded folder (its default configuration, say): the server checks it is there
+// (entry.sh checks before the server's pid is recorded, so no probe can pass while it ends)
+for (const dir of config.seeded ?? []) writeFileSync(`${dir}/.standin-image-file`, `shipped in ${config.image}\n`);
+writeFileSync('/standin/seeded', (config.seeded ?? []).map((dir) => `${dir}\n`).join(''));
 for (const program of config.binaries) {
   // a program named relative to upstream's working folder (./venv/bin/python) goes under the stand-in's own
   const path = program.startsWith('/') ? program : program.startsWith('./') ? `/standin/work/${program.slice(2)}` : `/usr/local/bin/${program}`;

@@ -2,14 +2,23 @@
 // builds the image) and:
 //  - checks it can write to every volume the manifest names (as the user the stack runs it as), and keeps a
 //    start count there, so a second start on kept volumes is seen and a permission problem stops the container;
+//  - stops when a folder the manifest seeds (seed: true) lacks the file prepare.mjs put there in the image;
 //  - listens on every TCP port the manifest names and answers any HTTP request with 200 and a small JSON body
 //    holding the words health checks look for.
 // It proves orchestration only: ports, networks, volumes, users, health checks, restarts. Not upstream's program.
 import { createServer } from 'node:http';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 const config = JSON.parse(readFileSync('/standin/config.json', 'utf8'));
+// a seeded folder holds what the image ships there (prepare.mjs); a volume mounted over it without those files
+// (a Kubernetes claim no init container filled) stops the stand-in, as a missing default configuration would
+for (const dir of config.seeded ?? []) {
+  if (!existsSync(`${dir}/.standin-image-file`)) {
+    console.error(`stand-in for ${config.image}: ${dir} lacks the files the image ships there (.standin-image-file)`);
+    process.exit(1);
+  }
+}
 const starts = {};
 for (const dir of config.volumes) {
   try {
