@@ -277,12 +277,18 @@ for (const { label, request, options, update } of CASES) {
 
       test('backup.sh --verify: a scratch stack on the backup\'s volumes converges without the proxy and reaching nothing beyond this machine, then goes with its volumes, network and secrets; the running stack is untouched', async () => {
         const dir = await backupThenChange();
+        // the backup names the services the stack ran; one it did not name (here n8n, as if added since, and broken in
+        // the copy's stack.yml as a consumer whose database the backup lacks would be) is not started in the copy
+        const listed = path.join(stack.dir, dir, 'services');
+        assert.deepEqual(readFileSync(listed, 'utf8').trim().split('\n'), ['bookstack', 'mysql', 'mysql-setup', 'n8n', 'nginx', 'openclaw', 'postgresql', 'postgresql-setup']);
+        writeFileSync(listed, readFileSync(listed, 'utf8').replace(/^n8n\n/m, ''));
         // a service only the copy runs (stack.yml is copied; the running stack is not deployed again here) that calls a
         // stand-in for the internet every second, as a chat channel or a scheduled workflow calls out
         const outside = await Outside.start();
         const stackFile = path.join(stack.dir, 'stack.yml');
         const original = readFileSync(stackFile, 'utf8');
-        const document = yaml.load(original) as { services: Record<string, unknown> };
+        const document = yaml.load(original) as { services: Record<string, Record<string, unknown>> };
+        document.services.n8n.command = ['sh', '-c', 'echo cannot start on this backup; exit 1'];
         document.services['egress-probe'] = {
           image: HELPER_IMAGE,
           command: ['sh', '-c', `while :; do wget -q -O /dev/null -T 2 -t 1 ${outside.url('/from-the-copy')} || true; sleep 1; done`],
@@ -301,6 +307,7 @@ for (const { label, request, options, update } of CASES) {
         }
         assertSucceeded(verify, 'backup.sh --verify');
         assert.match(verify.stdout, /verified: .* restores/);
+        assert.match(verify.stdout, /not started in the scratch stack: n8n \(not in the stack when/);
         assert.match(verify.stdout, /restored postgresql-data into the scratch volume/);
         assert.deepEqual(outside.heard(), [], 'what the scratch stack said to the stand-in for the internet');
         assert.deepEqual(await serviceTasks(stack.project), tasks, 'no service of the running stack was scaled or restarted');
