@@ -43,7 +43,8 @@ case "$*" in
     env | grep -E '^[A-Z0-9_]+=' | sort > ${JSON.stringify(deployed)}
     if [ -n "\${FAKE_UPDATE_FAILS:-}" ] && env | grep -qE '_IMAGE=.*:broken$'; then touch ${JSON.stringify(`${root}/broken`)}; fi ;;
   "stack ls "*) [ -n "\${FAKE_DEPLOYED:-}" ] && echo "$STACK_NAME_FOR_FAKE" ;;
-  # as the Docker CLI prints them: a job's mode is "replicated job"
+  # the names alone (backup.sh's list of the stack's services), or as the Docker CLI prints them: a job's mode is "replicated job"
+  "stack services "*" --format {{.Name}}") printf '%s_postgresql\n%s_openclaw\n%s_postgresql-setup\n' "$3" "$3" "$3" ;;
   "stack services "*) printf '%s_openclaw\\treplicated\\t1/1\\n%s_postgresql\\treplicated\\t1/1 (max 1 per node)\\n%s_postgresql-setup\\treplicated job\\t0/1 (1/1 completed)\\n' "$3" "$3" "$3" ;;
   # the setup job's current run (JobIteration 7) and its one task, completed
   "service inspect --format {{if .JobStatus}}"*) echo 7 ;;
@@ -205,6 +206,8 @@ describe('the Swarm scripts', () => {
     // user's folder and a partial one are not backups of ours
     assert.deepEqual(fs.readdirSync(backups).sort(), [ours[2], '20240104T000000Z.partial', made, 'before-restore-20240101T000000Z', 'mine'].sort());
     assert.match(res.stdout, /removed the old backup backups\/20240101T000000Z \(STACK_BACKUP_KEEP=2\)/);
+    // the stack's services when it was made (what a verify of it starts), by their names in stack.yml, sorted
+    assert.equal(fs.readFileSync(path.join(backups, made!, 'services'), 'utf8'), 'openclaw\npostgresql\npostgresql-setup\n');
     assert.ok(calls().includes('stack deploy --prune --detach=true --resolve-image always -c stack.yml swarmy'), 'deployed again');
     fs.appendFileSync(path.join(dir, '.env'), 'STACK_BACKUP_KEEP=none\n');
     const scaled = calls().filter((c) => c.startsWith('service scale')).length;
