@@ -132,6 +132,12 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
   }
   duplicates((m.environment ?? []).map((e) => e.name), (name, i) => add(plugin.file, `/environment/${i}/name`, 'env.duplicate', `variable ${name} is declared twice`));
   duplicates((m.volumes ?? []).map((v) => v.name), (name, i) => add(plugin.file, `/volumes/${i}/name`, 'volume.duplicate', `volume "${name}" is declared twice`));
+  // Docker covers an image's VOLUME only with a mount at exactly that path; any other folder gets a new anonymous
+  // volume at every container, which `down` leaves behind and backups never see
+  const targets = new Set((m.volumes ?? []).map((v) => v.target));
+  (m.imageVolumes ?? []).forEach((folder, i) => {
+    if (!targets.has(folder)) add(plugin.file, `/imageVolumes/${i}`, 'volume.image', `the image declares VOLUME ${folder}, and no volume has target ${folder}: give it one, even for a scratch folder (a mount at a parent or child folder does not cover it), or Docker makes an anonymous volume there at every new container that \`docker compose down\` leaves behind and backups miss`);
+  });
   duplicates((m.ports ?? []).map((p) => `${p.container}/${p.protocol ?? 'tcp'}`), (port, i) => add(plugin.file, `/ports/${i}/container`, 'port.duplicate', `container port ${port} is listed twice`));
   (m.ports ?? []).forEach((p, i) => {
     if (p.web && !p.auth) {
@@ -278,12 +284,6 @@ function checkBounds(plugin: ContainerPlugin, add: Add): void {
   if (m.memoryLimitMB < m.minMemoryMB) {
     add(plugin.file, '/memoryLimitMB', 'memory.limit', `memoryLimitMB ${m.memoryLimitMB} is below minMemoryMB ${m.minMemoryMB}: the limit is the working set upstream recommends, at least the minimum`);
   }
-  // Docker covers an image's VOLUME only with a mount at exactly that path; any other folder gets a new anonymous
-  // volume at every container, which `down` leaves behind and backups never see
-  const targets = new Set((m.volumes ?? []).map((v) => v.target));
-  (m.imageVolumes ?? []).forEach((folder, i) => {
-    if (!targets.has(folder)) add(plugin.file, `/imageVolumes/${i}`, 'volume.image', `the image declares VOLUME ${folder}, and no volume has target ${folder}: give it one, even for a scratch folder (a mount at a parent or child folder does not cover it), or Docker makes an anonymous volume there at every new container that \`docker compose down\` leaves behind and backups miss`);
-  });
   if ((m.volumes ?? []).length) {
     if (!m.stop) add(plugin.file, '/stop', 'stop.stateful', 'this plugin keeps data on a volume: give stop.gracePeriod (at least 30s, more where upstream says) so it shuts down cleanly');
     else if (seconds(m.stop.gracePeriod) < 30) add(plugin.file, '/stop/gracePeriod', 'stop.stateful', `${m.stop.gracePeriod} is too short for a service with data on a volume: at least 30s`);

@@ -72,8 +72,13 @@ function seedContainers(model: StackModel, plugin: ContainerPlugin, context: Obj
     command: ['sh', '-c', k8sLiteral(`set -e; if [ ! -e ${SEED_MOUNT}/${SEED_MARKER} ]; then cp -R ${shellQuote(`${v.target}/.`)} ${SEED_MOUNT}/; : > ${SEED_MOUNT}/${SEED_MARKER}; echo ${shellQuote(`filled the claim of ${v.target} from the image`)}; fi`)],
     resources: { requests: { memory: '32Mi' }, limits: { memory: '64Mi' } },
     securityContext: { ...context, readOnlyRootFilesystem: true },
-    volumeMounts: [{ name: isDatabase(plugin) ? v.name : volumeName(plugin.id, v.name), mountPath: SEED_MOUNT }],
+    volumeMounts: [{ name: claimVolume(plugin, v.name), mountPath: SEED_MOUNT }],
   }));
+}
+
+/** The pod's name for a member volume's claim: its claim template's name in a database's StatefulSet, else the claim's. */
+function claimVolume(plugin: ContainerPlugin, volume: string): string {
+  return isDatabase(plugin) ? volume : volumeName(plugin.id, volume);
 }
 
 function podSecurityContext(plugin: ContainerPlugin): Obj {
@@ -137,7 +142,7 @@ export function workload(model: StackModel, member: StackMember, skillFiles: rea
   for (const v of m.volumes ?? []) {
     const name = volumeName(plugin.id, v.name);
     const spec = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: database ? DATABASE_CLAIM_SIZE : DEFAULT_CLAIM_SIZE } } };
-    mounts.unshift({ name: database ? v.name : name, mountPath: v.target });
+    mounts.unshift({ name: claimVolume(plugin, v.name), mountPath: v.target });
     if (database) {
       templates.push({ metadata: { name: v.name, labels: labels(stack, plugin.id) }, spec });
       claims.push({ key: name, kind: 'StatefulSet', object: plugin.id, template: templates.length - 1 });
