@@ -82,6 +82,8 @@ export interface ContainerManifest {
   volumes?: VolumeSpec[];
   /** the folders the image declares VOLUMEs: each must be a volume's target (rule volume.image) */
   imageVolumes?: string[];
+  /** uid:gid the image's process starts as: on Kubernetes a pod that starts as a user other than root gets its claims' group (fsGroup) */
+  imageUser?: string;
   hostMounts?: HostMountSpec[];
   healthcheck?: HealthcheckSpec;
   command?: string | string[];

@@ -163,8 +163,8 @@ describe('broken plugins are refused with file, field and reason', () => {
 
   test('two plugins whose volumes would be one Docker volume are both named', () => {
     const r = loadCatalogue(writeCatalogue({
-      'plugins/services/gamma/service.yaml': service('gamma', 'volumes: [{ name: b-data, target: /data, description: data }]\nstop: { gracePeriod: 30s }\n'),
-      'plugins/services/gamma-b/service.yaml': service('gamma-b', 'volumes: [{ name: data, target: /var/lib/x, description: data }]\nstop: { gracePeriod: 30s }\n'),
+      'plugins/services/gamma/service.yaml': service('gamma', 'volumes: [{ name: b-data, target: /data, description: data }]\nstop: { gracePeriod: 30s }\nimageUser: "0:0"\n'),
+      'plugins/services/gamma-b/service.yaml': service('gamma-b', 'volumes: [{ name: data, target: /var/lib/x, description: data }]\nstop: { gracePeriod: 30s }\nimageUser: "0:0"\n'),
     }));
     expectProblem(r.errors, 'plugins/services/gamma/service.yaml', '/volumes/0/name', 'volume.clash', /Docker volume "gamma-b-data", as would volume "data" of plugins\/services\/gamma-b/);
     expectProblem(r.errors, 'plugins/services/gamma-b/service.yaml', '/volumes/0/name', 'volume.clash', /Docker volume "gamma-b-data", as would volume "b-data" of plugins\/services\/gamma\//);
@@ -179,6 +179,23 @@ describe('broken plugins are refused with file, field and reason', () => {
     expectProblem(r.errors, 'plugins/services/gamma/service.yaml', '/imageVolumes/1', 'volume.image', /declares VOLUME \/data\/db, and no volume has target \/data\/db/);
     expectProblem(r.errors, 'plugins/services/gamma/service.yaml', '/imageVolumes/2', 'volume.image', /VOLUME \/logs/);
     assert.deepEqual(r.errors.filter((e) => e.rule === 'volume.image').map((e) => `${e.file}${e.pointer}`), ['plugins/services/gamma/service.yaml/imageVolumes/1', 'plugins/services/gamma/service.yaml/imageVolumes/2']);
+  });
+
+  test('a plugin with a volume says which user its claims belong to: a numeric user, or the user its image starts as', () => {
+    const volume = 'volumes: [{ name: data, target: /data, description: data }]\nstop: { gracePeriod: 30s }\n';
+    const r = loadCatalogue(writeCatalogue({
+      'plugins/services/gamma/service.yaml': service('gamma', volume),
+      'plugins/services/delta/service.yaml': service('delta', `${volume}user: app\n`),
+      'plugins/services/kappa/service.yaml': service('kappa', `${volume}imageUser: "472:0"\n`),
+      'plugins/services/lambda/service.yaml': service('lambda', `${volume}user: "999:999"\n`),
+      'plugins/services/mu/service.yaml': service('mu'),
+    }));
+    expectProblem(r.errors, 'plugins/services/gamma/service.yaml', '/imageUser', 'volume.owner', /give imageUser, the uid:gid .* starts as/);
+    expectProblem(r.errors, 'plugins/services/delta/service.yaml', '/user', 'volume.owner', /user "app" is a name, which Kubernetes cannot run a pod as/);
+    assert.deepEqual(r.errors.filter((e) => e.rule === 'volume.owner').map((e) => e.file).sort(), ['plugins/services/delta/service.yaml', 'plugins/services/gamma/service.yaml']);
+    // numbers only: a name is no imageUser
+    const bad = problems({ 'plugins/services/nu/service.yaml': service('nu', `${volume}imageUser: grafana\n`) });
+    assert.ok(bad.some((p) => p.file === 'plugins/services/nu/service.yaml' && p.pointer === '/imageUser'), bad.map(formatProblem).join('\n'));
   });
 
   test('a service and a framework sharing an id are refused', () => {

@@ -178,12 +178,19 @@ describe('deploymentType kubernetes', () => {
             assert.equal(Boolean(c.startupProbe), Boolean(m.healthcheck.startPeriod), `${where}: startup probe iff start_period`);
           }
           if (m.stop) assert.ok(pod.terminationGracePeriodSeconds > 0, where);
-          // a numeric manifest user is the pod's user and its group owns the claims (a name cannot be carried)
-          const user = numericUser(m.user);
+          // a numeric manifest user (else the user the image starts as) is the pod's user, and a user other than root
+          // gets the claims' group: its own, or its uid where that is root's (a name cannot be carried)
+          const user = numericUser(m.user) ?? (m.user === undefined ? numericUser(m.imageUser) : null);
           if (user) {
             assert.equal(c.securityContext.runAsUser, user.uid, `${where}: runAsUser`);
             if (user.gid !== undefined) assert.equal(c.securityContext.runAsGroup, user.gid, `${where}: runAsGroup`);
-            if (user.gid) assert.equal(pod.securityContext.fsGroup, user.gid, `${where}: fsGroup`);
+          }
+          if (user && user.uid !== 0) {
+            assert.equal(c.securityContext.runAsNonRoot, true, `${where}: runAsNonRoot`);
+            assert.equal(pod.securityContext.fsGroup, user.gid || user.uid, `${where}: fsGroup`);
+            assert.equal(pod.securityContext.fsGroupChangePolicy, 'OnRootMismatch', `${where}: fsGroupChangePolicy`);
+          } else {
+            assert.equal(pod.securityContext.fsGroup, undefined, `${where}: no fsGroup for a pod that starts as root or as a named user`);
           }
           assert.equal(w.kind === 'StatefulSet', Boolean((m as any).databaseServer || (m as any).backup), `${where}: databases are StatefulSets`);
         }
@@ -216,6 +223,9 @@ describe('deploymentType kubernetes', () => {
     assert.equal(c.securityContext.runAsGroup, 999);
     assert.equal(c.securityContext.runAsNonRoot, true);
     assert.equal(pod.securityContext.fsGroup, 999);
+    // the kubelet's default walks every file at each mount adding group write, which PostgreSQL refuses on its data
+    // folder ("has invalid permissions") after a restart: only a claim whose top folder is not the group's yet
+    assert.equal(pod.securityContext.fsGroupChangePolicy, 'OnRootMismatch');
     // initdb cannot own a claim's root (root-owned, lost+found): PGDATA one folder down, which it makes itself
     const mount = c.volumeMounts.find((m: any) => m.name === 'data');
     assert.deepEqual(c.env.filter((e: any) => e.name === 'PGDATA'), [{ name: 'PGDATA', value: `${mount.mountPath}/pgdata` }]);

@@ -130,7 +130,8 @@ export function standinConfig(reference: string, manifest: ContainerManifest | u
     ports: [...ports],
     volumes: (manifest?.volumes ?? []).map((v) => v.target),
     seeded: (manifest?.volumes ?? []).filter((v) => v.seed).map((v) => v.target),
-    user: manifest?.user,
+    // the user Compose runs it as, else the one its image starts as (a claim on Kubernetes is root's until fsGroup)
+    user: manifest?.user ?? manifest?.imageUser,
     binaries: [...binaries],
   };
 }

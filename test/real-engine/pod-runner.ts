@@ -24,7 +24,7 @@ export const UNDERSTOOD: Readonly<Record<string, readonly string[]>> = {
   'Job.spec': ['backoffLimit', 'ttlSecondsAfterFinished', 'template'],
   'template': ['metadata', 'spec'],
   'pod': ['automountServiceAccountToken', 'enableServiceLinks', 'securityContext', 'terminationGracePeriodSeconds', 'nodeSelector', 'initContainers', 'containers', 'volumes', 'restartPolicy'],
-  'pod.securityContext': ['seccompProfile', 'fsGroup', 'runAsUser', 'runAsGroup', 'runAsNonRoot', 'supplementalGroups'],
+  'pod.securityContext': ['seccompProfile', 'fsGroup', 'fsGroupChangePolicy', 'runAsUser', 'runAsGroup', 'runAsNonRoot', 'supplementalGroups'],
   'container': ['name', 'image', 'command', 'args', 'env', 'envFrom', 'ports', 'resources', 'readinessProbe', 'livenessProbe', 'startupProbe', 'securityContext', 'volumeMounts', 'stdin', 'tty', 'workingDir'],
   'container.securityContext': ['allowPrivilegeEscalation', 'capabilities', 'readOnlyRootFilesystem', 'runAsUser', 'runAsGroup', 'runAsNonRoot', 'seccompProfile', 'privileged'],
   'capabilities': ['drop', 'add'],
@@ -160,6 +160,8 @@ export function planPods(objects: K8sObject[], options: RunOptions): Plan {
     const psc = (pod.securityContext ?? {}) as Any;
     only(psc, 'pod.securityContext', where);
     if (psc.seccompProfile && psc.seccompProfile.type !== 'RuntimeDefault') throw new UnsupportedField(`${where}: seccompProfile ${psc.seccompProfile.type}`);
+    // a claim here is always new (prepare makes it), where OnRootMismatch and Always both give it to the group
+    if (psc.fsGroupChangePolicy !== undefined && !['OnRootMismatch', 'Always'].includes(psc.fsGroupChangePolicy)) throw new UnsupportedField(`${where}: fsGroupChangePolicy ${psc.fsGroupChangePolicy}`);
     const restartPolicy = pod.restartPolicy ?? 'Always';
     if (w.kind === 'Job' ? !['OnFailure', 'Never'].includes(restartPolicy) : restartPolicy !== 'Always') throw new UnsupportedField(`${where}: restartPolicy ${restartPolicy}`);
 

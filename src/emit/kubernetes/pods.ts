@@ -1,6 +1,6 @@
 // One pod template per container member of the model, and the parts every pod shares: security contexts,
 // probes from the manifest's health check, environment from the service's own Secret, mounts.
-import type { ContainerPlugin, FrameworkPlugin, HealthcheckSpec, ServicePlugin } from '../../catalogue/types.js';
+import type { ContainerManifest, ContainerPlugin, FrameworkPlugin, HealthcheckSpec, ServicePlugin } from '../../catalogue/types.js';
 import { frameworkConfigPath, serviceFilePath } from '../../model/layout.js';
 import type { ContainerVariable } from '../container-env.js';
 
@@ -97,6 +97,16 @@ export function numericUser(user: string | undefined): { uid: number; gid?: numb
   return m ? { uid: Number(m[1]), ...(m[2] ? { gid: Number(m[2]) } : {}) } : null;
 }
 
+/**
+ * The numeric user a member's containers run as on Kubernetes: the manifest's `user` where it is uid[:gid] (Compose
+ * runs it so too), else, where the manifest sets none, the user its image starts as (`imageUser`, what Docker runs
+ * without a `user`): written out, so the kubelet can check runAsNonRoot and the pod's claims get its group. A named
+ * `user` gives none (Kubernetes takes only numbers).
+ */
+export function podUser(m: ContainerManifest): { uid: number; gid?: number } | null {
+  return numericUser(m.user) ?? (m.user === undefined ? numericUser(m.imageUser) : null);
+}
+
 /** Capabilities Pod Security "restricted" lets a container add back. */
 const RESTRICTED_CAPS = new Set(['NET_BIND_SERVICE']);
 /** Capabilities "baseline" allows beyond the runtime's defaults (pod-security-standards "Capabilities"). */
@@ -126,7 +136,7 @@ export function containerSecurity(plugin: ContainerPlugin, hardened: boolean): {
   } else {
     notRestricted.push(hardened ? `cannot run hardened: ${m.hardening.unsupported}` : 'the stack is generated with hardened: false');
   }
-  const user = numericUser(m.user);
+  const user = podUser(m);
   if (user) {
     context.runAsUser = user.uid;
     if (user.gid !== undefined) context.runAsGroup = user.gid;

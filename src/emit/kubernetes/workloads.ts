@@ -7,7 +7,7 @@ import { shellQuote } from '../escape.js';
 import { databasesOf, imageRef, type StackMember, type StackModel } from '../../model/model.js';
 import { containerEnvironment, envKeysOf, setupEnvironment, type ContainerVariable } from '../container-env.js';
 import {
-  containerSecurity, envEntries, filesConfigMap, HELPER_SECURITY, k8sLiteral, labels, numericUser, podVolumes, probes, seconds, secretName, selector,
+  containerSecurity, envEntries, filesConfigMap, HELPER_SECURITY, k8sLiteral, labels, podUser, podVolumes, probes, seconds, secretName, selector,
   type Obj, type PodSecurity,
 } from './pods.js';
 
@@ -82,9 +82,21 @@ function claimVolume(plugin: ContainerPlugin, volume: string): string {
 }
 
 function podSecurityContext(plugin: ContainerPlugin): Obj {
-  const user = numericUser(plugin.manifest.user);
-  // a numeric group owns the claims, so a non-root process can write its volumes
-  return { seccompProfile: { type: 'RuntimeDefault' }, ...(user?.gid !== undefined && user.gid !== 0 ? { fsGroup: user.gid } : {}) };
+  return { seccompProfile: { type: 'RuntimeDefault' }, ...claimGroup(plugin) };
+}
+
+/**
+ * The group that owns a pod's claims. A claim starts as a root-owned empty folder, where Docker fills a new volume
+ * from the image's folder, owner included: a process that starts as another user could not write its volumes. The
+ * kubelet gives the claims to fsGroup and adds that group to every container's process: the user's own group, or
+ * its uid where that group is root's (an image whose user is uid:0, Grafana's 472:0). OnRootMismatch: only a claim
+ * whose top folder is not the group's yet is walked; the default walks every file at every mount, adding group
+ * write, which PostgreSQL refuses on its data folder after a restart, and takes long on a large volume.
+ */
+function claimGroup(plugin: ContainerPlugin): Obj {
+  const user = podUser(plugin.manifest);
+  if (!user || user.uid === 0) return {};
+  return { fsGroup: user.gid !== undefined && user.gid !== 0 ? user.gid : user.uid, fsGroupChangePolicy: 'OnRootMismatch' };
 }
 
 /** The data folder named by a volume's subfolderVariable, one level inside the claim. */
