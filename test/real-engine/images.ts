@@ -185,7 +185,10 @@ async function buildStandin(reference: string, manifest: ContainerManifest | und
   const base = await buildKit('standin');
   const context = mkdtempSync(path.join(os.tmpdir(), 'stackwright-standin-'));
   writeFileSync(path.join(context, 'config.json'), JSON.stringify(standinConfig(reference, manifest)));
-  writeFileSync(path.join(context, 'Dockerfile'), `FROM ${base}\nCOPY config.json /standin/config.json\nWORKDIR /standin/work\nRUN node /standin/prepare.mjs\n`);
+  // an image that starts as a user of its own does so here too (its last USER), where the manifest sets none: the stack
+  // then runs it as Docker runs the upstream image, and its volumes are that user's as Docker copies them from the image
+  const runAs = manifest?.user === undefined && manifest?.imageUser !== undefined && !manifest.imageUser.startsWith('0:') ? `USER ${manifest.imageUser}\n` : '';
+  writeFileSync(path.join(context, 'Dockerfile'), `FROM ${base}\nCOPY config.json /standin/config.json\nWORKDIR /standin/work\nRUN node /standin/prepare.mjs\n${runAs}`);
   await dockerOk(['build', '-q', '-t', reference, context]);
 }
 
