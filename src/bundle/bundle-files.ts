@@ -87,9 +87,13 @@ export class BundleTemplates {
   /**
    * The bundle files of a model; `only` names the few another target reuses (the rest are not rendered).
    * Given `chunks`, a file that comes out in more than one chunk (text-chunks.ts) has its chunks put there;
-   * given `pins`, the image pins of `.env.example` (provenance.ts imagePins of its text) are put there.
+   * given `pins`, the image pins of `.env.example` (provenance.ts imagePins of its text) are put there;
+   * `rendered` is told each file (its chunks, or its text) as soon as it is final, before the next is rendered.
    */
-  render(model: StackModel, only?: readonly string[], chunks?: Map<string, readonly string[]>, pins?: Record<string, string>): Map<string, string> {
+  render(
+    model: StackModel, only?: readonly string[], chunks?: Map<string, readonly string[]>, pins?: Record<string, string>,
+    rendered?: (file: string, content: string | readonly string[]) => void,
+  ): Map<string, string> {
     // each native part's environment, built once and written as PowerShell (install.ps1) and bash (native/<id>.sh)
     const nativeEnvs = new Map(model.members.filter((m) => m.placement === 'native').map((m) => [m.plugin.id, nativeEnvironment(model, m)]));
     // the domain the rows leave out (bound into their text), where it binds late
@@ -100,12 +104,15 @@ export class BundleTemplates {
       if (only && !only.includes(file)) return;
       const fn = this.templates.get(template)!;
       if (!chunks) {
-        out.set(file, renderTemplate(fn, data));
+        const text = renderTemplate(fn, data);
+        out.set(file, text);
+        rendered?.(file, text);
         return;
       }
       const parts = renderTemplateChunks(fn, data);
       out.set(file, joinedChunks(parts));
       if (parts.length > 1) chunks.set(file, parts);
+      rendered?.(file, parts.length > 1 ? parts : out.get(file)!);
     };
     put('README.md', 'README.md');
     put('.env.example', 'env.example');

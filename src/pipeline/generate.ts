@@ -212,7 +212,12 @@ export class Generator {
       hashes.submit(COMPOSE_FILE, compose);
       hashes.start();
       images = {};
-      this.bundleTemplates.render(model, undefined, chunks, images).forEach((content, file) => files.set(file, content));
+      // each file to the hasher as it is done: the second thread hashes README.md while .env.example is written
+      const submit = (file: string, content: string | readonly string[]) => {
+        hashes.submit(file, content);
+        hashes.start();
+      };
+      this.bundleTemplates.render(model, undefined, chunks, images, submit).forEach((content, file) => files.set(file, content));
     }
     queue(files);
     return this.assemble(request, summary, files, { hashes, chunks, images });
