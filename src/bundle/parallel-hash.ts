@@ -272,9 +272,13 @@ let shared: FileHasher | undefined;
  */
 export const WORKER_WORTH_CHARS = 512 * 1024;
 
-/** A bundle hashed on the main thread that counts what it was given to hash, and says once when that reaches `enough`. */
+/**
+ * A bundle hashed on the main thread that counts what it was given to hash, and says once when that reaches `enough`.
+ * A file is counted once: the render gives some files twice (as each is done, and with the rest at the end).
+ */
 class CountingBatch extends KnownHashes {
   private chars = 0;
+  private readonly counted = new Set<string>();
 
   constructor(private readonly enough: number, private readonly reached: () => void) {
     super();
@@ -282,7 +286,8 @@ class CountingBatch extends KnownHashes {
 
   submit(file: string, content: string | readonly string[]): void {
     super.submit(file, content);
-    if (this.chars >= this.enough) return;
+    if (this.chars >= this.enough || this.counted.has(file)) return;
+    this.counted.add(file);
     if (typeof content === 'string') this.chars += content.length;
     else for (let i = 0; i < content.length; i++) this.chars += content[i].length;
     if (this.chars >= this.enough) this.reached();

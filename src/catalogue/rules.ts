@@ -9,6 +9,7 @@ import type { RawCatalogue } from './read.js';
 import type { ContainerManifest, ContainerPlugin, FrameworkPlugin, ServicePlugin } from './types.js';
 import { commentTargets } from '../bundle/framework-config.js';
 import { volumeName } from '../model/layout.js';
+import { numericUser } from './user-ids.js';
 
 /**
  * References inside an env `value`: `{{id.VAR}}` (a variable of a plugin), `{{host:id}}` and
@@ -139,7 +140,7 @@ function checkContainer(plugin: ContainerPlugin, add: Add): void {
     if (!targets.has(folder)) add(plugin.file, `/imageVolumes/${i}`, 'volume.image', `the image declares VOLUME ${folder}, and no volume has target ${folder}: give it one, even for a scratch folder (a mount at a parent or child folder does not cover it), or Docker makes an anonymous volume there at every new container that \`docker compose down\` leaves behind and backups miss`);
   });
   // a Kubernetes claim starts root-owned: the pod's group may write it only where the user it starts as is known
-  if ((m.volumes ?? []).length && (m.user === undefined ? m.imageUser === undefined : !/^\d+(:\d+)?$/.test(m.user))) {
+  if ((m.volumes ?? []).length && (m.user === undefined ? m.imageUser === undefined : !numericUser(m.user))) {
     add(plugin.file, m.user === undefined ? '/imageUser' : '/user', 'volume.owner', m.user === undefined
       ? `this plugin keeps data on a volume: give imageUser, the uid:gid ${m.image}:${m.imageTag} starts as (its last USER resolved to numbers, "0:0" without one), cited from its Dockerfile; on Kubernetes a claim starts root-owned, and a pod that starts as another user writes it only through fsGroup`
       : `user "${m.user}" is a name, which Kubernetes cannot run a pod as: give its numbers (uid:gid from the image's /etc/passwd), so the pod's claims can get its group`);

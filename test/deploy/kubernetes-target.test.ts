@@ -18,7 +18,7 @@ import { Gateway, HTTPRoute } from '@kubernetes-models/gateway-api/gateway.netwo
 import { Certificate, Issuer } from '@kubernetes-models/cert-manager/cert-manager.io/v1';
 import { readConfig, REPO_ROOT } from '../../src/config.js';
 import { Generator } from '../../src/pipeline/generate.js';
-import { numericUser } from '../../src/emit/kubernetes/pods.js';
+import { numericUser } from '../../src/catalogue/user-ids.js';
 import { shippedCatalogue } from '../support/server.js';
 import { writeBundle } from '../support/bundle.js';
 import { KUBECTL, kustomize, runFile } from '../support/kubernetes.js';

@@ -1,6 +1,7 @@
 // One pod template per container member of the model, and the parts every pod shares: security contexts,
 // probes from the manifest's health check, environment from the service's own Secret, mounts.
 import type { ContainerManifest, ContainerPlugin, FrameworkPlugin, HealthcheckSpec, ServicePlugin } from '../../catalogue/types.js';
+import { numericUser } from '../../catalogue/user-ids.js';
 import { frameworkConfigPath, serviceFilePath } from '../../model/layout.js';
 import type { ContainerVariable } from '../container-env.js';
 
@@ -89,12 +90,6 @@ export function probes(h: HealthcheckSpec | undefined): Obj {
     out.startupProbe = { ...p, periodSeconds: period, failureThreshold: Math.ceil(seconds(h.startPeriod) / period) + (h.retries ?? 5) };
   }
   return out;
-}
-
-/** uid and gid of a manifest's `user` when numeric ("999:999", "1000"); a name cannot become runAsUser. */
-export function numericUser(user: string | undefined): { uid: number; gid?: number } | null {
-  const m = /^(\d+)(?::(\d+))?$/.exec(user ?? '');
-  return m ? { uid: Number(m[1]), ...(m[2] ? { gid: Number(m[2]) } : {}) } : null;
 }
 
 /**
